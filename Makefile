@@ -1,0 +1,112 @@
+# cow-policy: Debian's linux-source-6.1 with a selectable anonymous
+# copy-on-write reuse policy (/proc/sys/vm/cow_policy), built and tested in
+# QEMU. `make help` lists the targets. Long logic lives in scripts/*.sh.
+
+# ---- where things are (override on the command line) -------------------
+BUILD   ?= $(CURDIR)/build
+RESULTS ?= $(CURDIR)/results
+KTAR    ?= /usr/src/linux-source-6.1.tar.xz
+KSRC    ?= $(BUILD)/linux-source-6.1
+PATCHES ?= $(CURDIR)/patches
+
+# The Debian package version the patch series was last tested on.
+TESTED_DEBIAN_VERSION = 6.1.192-3
+
+# ---- what to build and run ----------------------------------------------
+VARIANT ?= cow
+PROFILE ?= base
+POLICY  ?=
+VARIANTS = cow nocow debug base
+TEST_VARIANTS ?= cow
+TEST_PROFILES ?= base
+TEST_MATRIX   ?= $(foreach v,$(TEST_VARIANTS),$(foreach p,$(TEST_PROFILES),$(v):$(p)))
+# Seconds per QEMU run; the runner's per-test timeout is TEST_TIMEOUT.
+TIMEOUT      ?= 600
+TEST_TIMEOUT ?= 120
+# panic|hang|warn: add a deliberately failing guest step (harness self-test).
+HARNESS_SELFTEST ?=
+JOBS ?= 3
+
+# ---- packages (make deps) -------------------------------------------------
+PACKAGES = linux-source-6.1 qemu-system-x86 gcc make bison flex bc \
+	libelf-dev libssl-dev kmod dracut-core busybox-static e2fsprogs ccache \
+	strace cpio ministat gnuplot-nox xz-utils rsync util-linux coreutils
+EXTRA_PACKAGES ?=
+
+# ---- kernel variants: config fragments, source tree, object dir -----------
+FRAGMENTS_base  = configs/lean.config
+FRAGMENTS_cow   = configs/lean.config configs/cow.config
+FRAGMENTS_nocow = configs/lean.config configs/nocow.config
+FRAGMENTS_debug = configs/lean.config configs/cow.config configs/debug.config
+BASE_TREE = $(BUILD)/linux-base
+TREE = $(if $(filter base,$(VARIANT)),$(BASE_TREE),$(KSRC))
+OBJ  = $(BUILD)/obj-$(VARIANT)
+
+export BUILD RESULTS KSRC PATCHES VARIANT PROFILE POLICY TIMEOUT TEST_TIMEOUT \
+	HARNESS_SELFTEST TEST_VARIANTS TEST_MATRIX JOBS
+
+.PHONY: help deps tree export kernel guest initramfs run test check shell \
+	bench test-harness-failures clean distclean
+
+help:
+	@echo 'cow-policy targets:'
+	@echo '  make test        check, build everything, boot TEST_MATRIX ($(TEST_MATRIX)), summary'
+	@echo '  make bench       PLACEHOLDER benchmark (fork+write 16 MiB per policy)'
+	@echo '  make check       fast host-side checks, no QEMU'
+	@echo '  make shell PROFILE=base POLICY=refcount [VARIANT=cow]   interactive guest'
+	@echo '  make deps        apt-get install what is missing'
+	@echo '  make tree        unpack the kernel, apply patches/series (branch cow-policy)'
+	@echo '  make export      tree commits base..cow-policy -> patches/ + series'
+	@echo '  make kernel [VARIANT=cow|nocow|debug|base]'
+	@echo '  make guest       static guest programs -> $(BUILD)/guest/bin'
+	@echo '  make initramfs [VARIANT= PROFILE=]'
+	@echo '  make run [VARIANT= PROFILE= POLICY=]   one QEMU run, results/<run-id>/'
+	@echo '  make test-harness-failures   show that panic, hang and WARNING fail a run'
+	@echo '  make clean       remove results, guest programs, initramfs images'
+	@echo '  make distclean   remove $(BUILD) (kernel trees and objects too)'
+
+deps:
+	@scripts/deps.sh $(PACKAGES) $(EXTRA_PACKAGES)
+
+tree:
+	@scripts/tree.sh $(KTAR) $(KSRC) $(PATCHES) $(TESTED_DEBIAN_VERSION)
+
+export:
+	@scripts/export.sh $(KSRC) $(PATCHES)
+
+kernel: tree
+	@$(if $(FRAGMENTS_$(VARIANT)),:,echo "unknown VARIANT '$(VARIANT)'; valid: $(VARIANTS)" >&2; exit 1)
+	@if [ "$(VARIANT)" = base ] && [ ! -d $(BASE_TREE) ]; then \
+		git -C $(KSRC) worktree add -q --detach $(BASE_TREE) base; fi
+	@scripts/kconfig.sh $(VARIANT) $(TREE) $(OBJ) configs/pending.txt $(FRAGMENTS_$(VARIANT))
+	@scripts/kernel.sh $(VARIANT) $(TREE) $(OBJ)
+
+guest:
+	@scripts/guest.sh
+
+initramfs:
+	@scripts/initramfs.sh $(VARIANT) $(PROFILE) $(OBJ)
+
+run:
+	@scripts/run-qemu.sh $(VARIANT) $(PROFILE) $(OBJ)
+
+test:
+	@MAKE="$(MAKE)" scripts/test.sh
+
+check:
+	@scripts/check.sh
+
+shell: guest initramfs
+	@scripts/run-qemu.sh --shell $(VARIANT) $(PROFILE) $(OBJ)
+
+bench:
+	@MAKE="$(MAKE)" scripts/bench.sh
+
+test-harness-failures:
+	@MAKE="$(MAKE)" scripts/harness-failures.sh
+
+clean:
+	rm -rf $(RESULTS) $(BUILD)/guest $(BUILD)/initramfs
+
+distclean:
+	rm -rf $(BUILD) $(RESULTS)

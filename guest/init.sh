@@ -1,0 +1,132 @@
+#!/bin/busybox sh
+# guest/init.sh: PID 1 of the test guest (POSIX sh, run by busybox sh).
+#
+# Contract with the host (scripts/run-qemu.sh):
+#   COWTEST-BOOT ...         banner: kernel release, seconds from boot to here
+#   TAP version 13 ... 1..N  one line per (policy, program); each program's own
+#                            TAP is indented by 4 spaces under "# policy=P test=T"
+#   COWTEST-STATUS passed=N failed=N skipped=N
+# then exits QEMU through qemu-exit: 0 when nothing failed, else 1.
+#
+# Kernel command line knobs: cowtest.groups=a,b cowtest.policy=P
+# cowtest.shell=1 (interactive shell instead of tests) cowtest.probe=1
+# (accelerator probe: report and exit at once) cowtest.timeout=SECONDS.
+
+/bin/busybox mount -t proc proc /proc 2>/dev/null
+read -r uptime _ </proc/uptime
+# dracut's image has no /dev/console node, so the kernel gave us no stdio:
+# mount devtmpfs and take the console from there.
+/bin/busybox mount -t devtmpfs devtmpfs /dev 2>/dev/null
+exec </dev/console >/dev/console 2>&1
+if /bin/busybox grep -q 'cowtest.probe=1' /proc/cmdline; then
+	echo "COWTEST-PROBE ok uptime=$uptime"
+	/usr/bin/qemu-exit 0
+fi
+/bin/busybox --install -s
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mkdir -p /sys /dev /tmp /run
+mount -t sysfs sysfs /sys
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tmpfs tmpfs /tmp
+
+finish() {
+	sync
+	/usr/bin/qemu-exit "$1"
+	poweroff -f
+}
+
+# Per-run settings: the profile and run.conf built into the image.
+TEST_GROUPS='' POLICIES='' GUEST_SETUP='' TEST_TIMEOUT=120 PROFILE='?' VARIANT='?'
+. /etc/cowtest/run.conf
+. /etc/cowtest/profile
+: "${POLICIES:=exclusive refcount mapcount}"
+shell_mode=0
+for w in $(cat /proc/cmdline); do
+	case $w in
+	cowtest.groups=*) TEST_GROUPS=$(echo "${w#*=}" | tr , ' ') ;;
+	cowtest.policy=*) POLICIES=${w#*=} ;;
+	cowtest.shell=1) shell_mode=1 ;;
+	cowtest.timeout=*) TEST_TIMEOUT=${w#*=} ;;
+	esac
+done
+
+echo "COWTEST-BOOT kernel=$(uname -r) variant=$VARIANT profile=$PROFILE boot_to_runner_s=$uptime"
+echo "# groups: $TEST_GROUPS; policies: $POLICIES; per-test timeout ${TEST_TIMEOUT}s"
+
+n=0 passed=0 failed=0 skipped=0
+tap_ok() { n=$((n + 1)); passed=$((passed + 1)); echo "ok $n - $1"; }
+tap_fail() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+tap_skip() { n=$((n + 1)); skipped=$((skipped + 1)); echo "ok $n - $1 # SKIP $2"; }
+
+echo "TAP version 13"
+if [ -n "$GUEST_SETUP" ]; then
+	echo "# guest setup ($PROFILE)"
+	{
+		(eval "$GUEST_SETUP") 2>&1
+		echo $? >/tmp/rc
+	} | sed 's/^/    /'
+	rc=$(cat /tmp/rc)
+	if [ "$rc" = 0 ]; then tap_ok "setup $PROFILE"; else tap_fail "setup $PROFILE (exit $rc)"; fi
+fi
+
+# set_policy P: 0 when set, 1 when it could not be set, 2 when the kernel
+# has no /proc/sys/vm/cow_policy.
+set_policy() {
+	[ -e /proc/sys/vm/cow_policy ] || return 2
+	echo "$1" >/proc/sys/vm/cow_policy 2>/dev/null || return 1
+}
+
+if [ "$shell_mode" = 1 ]; then
+	p=${POLICIES%% *}
+	set_policy "$p"
+	case $? in
+	0) echo "# /proc/sys/vm/cow_policy set to $p" ;;
+	1) echo "# could not set /proc/sys/vm/cow_policy to $p" ;;
+	2) echo "# this kernel has no /proc/sys/vm/cow_policy" ;;
+	esac
+	echo "# cowtest shell: 'cat /proc/sys/vm/cow_policy', 'echo refcount > /proc/sys/vm/cow_policy'."
+	echo "# Leave with 'exit' (or Ctrl-D); Ctrl-A X kills QEMU."
+	setsid cttyhack sh
+	finish 0
+fi
+
+# The test list: "program args" lines of every group.
+: >/tmp/tests
+for g in $TEST_GROUPS; do
+	if [ -f "/etc/cowtest/groups/$g.list" ]; then
+		sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "/etc/cowtest/groups/$g.list" >>/tmp/tests
+	else
+		tap_fail "group $g (no such group)"
+	fi
+done
+
+for p in $POLICIES; do
+	set_policy "$p"
+	st=$?
+	while read -r cmd; do
+		name=$(echo "$cmd" | tr ' ' '_')
+		if [ "$st" = 2 ] && [ "$p" != exclusive ]; then
+			tap_skip "$p/$name" "no cow_policy"
+			continue
+		fi
+		if [ "$st" = 1 ]; then
+			tap_fail "$p/$name (cannot set cow_policy=$p)"
+			continue
+		fi
+		echo "# policy=$p test=$name"
+		# shellcheck disable=SC2086
+		{
+			COW_POLICY=$p timeout "$TEST_TIMEOUT" $cmd </dev/null 2>&1
+			echo $? >/tmp/rc
+		} | sed 's/^/    /'
+		rc=$(cat /tmp/rc)
+		case $rc in
+		0) tap_ok "$p/$name" ;;
+		124 | 143) tap_fail "$p/$name (timeout ${TEST_TIMEOUT}s)" ;;
+		*) tap_fail "$p/$name (exit $rc)" ;;
+		esac
+	done </tmp/tests
+done
+echo "1..$n"
+echo "COWTEST-STATUS passed=$passed failed=$failed skipped=$skipped"
+if [ "$failed" = 0 ]; then finish 0; else finish 1; fi

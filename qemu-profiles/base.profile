@@ -1,0 +1,14 @@
+# qemu-profiles/base.profile: sourced by the host (scripts/run-qemu.sh) and
+# by the guest runner (guest/init.sh). POSIX sh assignments only.
+PROFILE_DESC="base: 2 vCPUs, 2 GiB RAM, multi-threaded TCG (or KVM when it works)"
+QEMU_ARGS="-smp 2 -m 2G"
+# oops stay non-fatal (the host's log scan fails the run); panic reboots,
+# and -no-reboot turns that into QEMU exiting.
+KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7"
+# Shell lines the runner runs in the guest before the tests.
+GUEST_SETUP='
+echo 1 > /proc/sys/kernel/sysrq
+grep -E "^(MemTotal|MemFree):" /proc/meminfo
+'
+TEST_GROUPS="smoke"
+POLICIES="exclusive refcount mapcount"

@@ -1,0 +1,135 @@
+#!/bin/sh
+# scripts/check.sh: fast host-side checks (no QEMU, no kernel build). Each
+# check is one counted test: "ok - NAME", "not ok - NAME: why" or
+# "ok - NAME # SKIP why". Ends with "N passed, N failed, N skipped".
+set -u
+. "$(dirname "$0")/lib.sh"
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+KSRC=${KSRC:-$top/build/linux-source-6.1}
+PATCHES=${PATCHES:-$top/patches}
+start=$(now)
+pass=0 fail=0 skip=0
+ok() { pass=$((pass + 1)); echo "ok - $1"; record pass "check: $1"; }
+notok() { fail=$((fail + 1)); echo "not ok - $1: $2"; record fail "check: $1"; }
+skip() { skip=$((skip + 1)); echo "ok - $1 # SKIP $2"; record skip "check: $1"; }
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+
+# 1. shell scripts: sh -n, and shellcheck when installed.
+have_sc=0
+command -v shellcheck >/dev/null 2>&1 && have_sc=1
+for f in scripts/*.sh guest/*.sh .ci/run; do
+	[ -f "$f" ] || continue
+	if ! sh -n "$f" 2>"$tmp"; then
+		notok "sh -n $f" "$(head -n 3 "$tmp")"
+	elif [ $have_sc = 1 ] && ! shellcheck -s sh -S warning -x -P scripts "$f" >"$tmp" 2>&1; then
+		notok "shellcheck $f" "$(grep -c '^In ' "$tmp") findings"
+		sed 's/^/    /' "$tmp"
+	else
+		ok "shell $f${have_sc:+ (sh -n$([ $have_sc = 1 ] && echo ', shellcheck'))}"
+	fi
+done
+
+# 2. config fragments and the pending list.
+for f in configs/*.config; do
+	bad=$(grep -n -v -E '^(#.*|[[:space:]]*|CONFIG_[A-Za-z0-9_]+=([ynm]|-?[0-9]+|0x[0-9a-fA-F]+|"[^"]*"))$' "$f")
+	if [ -n "$bad" ]; then notok "config syntax $f" "$(echo "$bad" | head -n 3 | tr '\n' ' ')"; else ok "config syntax $f"; fi
+done
+bad=$(sed 's/#.*//' configs/pending.txt | grep -v -E '^[[:space:]]*(CONFIG_[A-Za-z0-9_]+)?[[:space:]]*$')
+if [ -n "$bad" ]; then notok "configs/pending.txt syntax" "$bad"; else ok "configs/pending.txt syntax"; fi
+
+# 3. QEMU profiles and test group lists.
+for f in qemu-profiles/*.profile; do
+	p=$(basename "$f" .profile)
+	why=$( (
+		load_profile qemu-profiles "$p" >/dev/null 2>&1 || { echo "does not source"; exit; }
+		[ -n "$PROFILE_DESC" ] || echo "no PROFILE_DESC"
+		case $KERNEL_CMDLINE in *console=ttyS0*) ;; *) echo "KERNEL_CMDLINE lacks console=ttyS0" ;; esac
+		[ -n "$TEST_GROUPS" ] || echo "no TEST_GROUPS"
+		for g in $TEST_GROUPS; do
+			[ -f "tests/groups/$g.list" ] || [ -f "guest/groups/$g.list" ] || echo "no list for group $g"
+		done
+		printf '%s\n' "$GUEST_SETUP" | sh -n 2>/dev/null || echo "GUEST_SETUP has a syntax error"
+	) | tr '\n' ' ')
+	if [ -n "$why" ]; then notok "profile $p" "$why"; else ok "profile $p"; fi
+done
+for f in tests/groups/*.list guest/groups/*.list; do
+	[ -f "$f" ] || continue
+	missing=""
+	for prog in $(sed 's/#.*//' "$f" | awk 'NF { print $1 }'); do
+		[ -f "tests/guest/$prog.c" ] || [ -f "guest/$prog.c" ] || [ -f "guest/$prog.sh" ] || missing="$missing $prog"
+	done
+	if [ -n "$missing" ]; then notok "group list $f" "no program:$missing"; else ok "group list $f"; fi
+done
+
+# 4. guest C programs compile (syntax only).
+for f in tests/guest/*.c guest/*.c; do
+	[ -f "$f" ] || continue
+	inc=""
+	[ -d tests/guest/lib ] && inc="-Itests/guest/lib"
+	if gcc -fsyntax-only -O2 -Wall -Wextra -Werror $inc "$f" >"$tmp" 2>&1; then ok "compile $f"; else notok "compile $f" "$(head -n 3 "$tmp")"; fi
+done
+
+# 5. patches/series: every listed patch exists, every patch is listed.
+if [ ! -d "$PATCHES" ]; then
+	skip "patches/series consistent" "no patches/ directory yet"
+else
+	why=""
+	listed=$(series_patches "$PATCHES")
+	for p in $listed; do [ -f "$PATCHES/$p" ] || why="$why missing:$p"; done
+	for f in "$PATCHES"/*.patch "$PATCHES"/*.diff; do
+		[ -f "$f" ] || continue
+		b=$(basename "$f")
+		printf '%s\n' "$listed" | grep -qxF "$b" || why="$why unlisted:$b"
+	done
+	if [ -n "$why" ]; then notok "patches/series consistent" "$why"; else ok "patches/series consistent ($(printf '%s\n' "$listed" | grep -c .) patches)"; fi
+fi
+
+# 6. files kept both here and in the tree must be identical.
+same() { # NAME OURS TREEFILE
+	if [ ! -f "$2" ]; then skip "$1" "$2 does not exist yet"
+	elif [ ! -f "$3" ]; then skip "$1" "not in the tree (run make tree): $3"
+	elif cmp -s "$2" "$3"; then ok "$1"
+	else notok "$1" "$2 differs from $3"; fi
+}
+same "Kconfig.cow == tree mm/Kconfig.cow" Kconfig.cow "$KSRC/mm/Kconfig.cow"
+same "sysctl doc == tree Documentation" sysctl-docs/cow_policy.rst \
+	"$KSRC/Documentation/admin-guide/sysctl/cow_policy.rst"
+
+# 7. checkpatch --strict on every listed patch.
+plist=""
+for p in $(series_patches "$PATCHES"); do [ -f "$PATCHES/$p" ] && plist="$plist $PATCHES/$p"; done
+if [ -z "$plist" ]; then
+	skip "checkpatch --strict" "no patches in patches/series"
+elif [ ! -x "$KSRC/scripts/checkpatch.pl" ]; then
+	skip "checkpatch --strict" "no kernel tree at $KSRC (run make tree)"
+else
+	for p in $plist; do
+		if (cd "$KSRC" && perl scripts/checkpatch.pl --strict -q --no-summary "$p") >"$tmp" 2>&1; then
+			ok "checkpatch --strict $(basename "$p")"
+		else
+			notok "checkpatch --strict $(basename "$p")" "$(grep -c -E '^(ERROR|WARNING|CHECK):' "$tmp") findings"
+			sed 's/^/    /' "$tmp"
+		fi
+	done
+fi
+
+# 8. the log scanner on canned logs.
+for f in tests/host/logs/*.log; do
+	b=$(basename "$f")
+	scripts/scan-log.sh "$f" >"$tmp"
+	rc=$?
+	case $b in
+	clean-*) if [ $rc = 0 ]; then ok "scan-log $b is clean"; else notok "scan-log $b is clean" "$(head -n 1 "$tmp")"; fi ;;
+	bad-*) if [ $rc = 1 ]; then ok "scan-log flags $b"; else notok "scan-log flags $b" "not flagged"; fi ;;
+	esac
+done
+
+echo "$pass passed, $fail failed, $skip skipped"
+if [ $fail = 0 ]; then
+	stage "check" "ok ($pass passed, $skip skipped)" "$start"
+else
+	stage "check" "FAILED ($fail failed)" "$start"
+	exit 1
+fi

@@ -1,0 +1,49 @@
+#!/bin/sh
+# scripts/initramfs.sh VARIANT PROFILE OBJ: build the dracut image of one
+# (variant, profile) into $BUILD/initramfs/VARIANT-PROFILE.img. It holds the
+# runner as /init, busybox and strace (with their libraries), the guest
+# programs, the variant's kernel modules and the per-run files (profile,
+# run.conf, test group lists).
+set -eu
+. "$(dirname "$0")/lib.sh"
+variant=$1 profile=$2 obj=$3
+top=$(cd "$(dirname "$0")/.." && pwd)
+start=$(now)
+load_profile "$top/qemu-profiles" "$profile"
+kver=$(kernel_release "$obj")
+[ -x "$BUILD/guest/bin/qemu-exit" ] || die "initramfs: no guest programs (run make guest)"
+
+dir="$BUILD/initramfs"
+stagedir="$dir/$variant-$profile.d"
+img="$dir/$variant-$profile.img"
+rm -rf "$stagedir" "$dir/empty-confdir"
+mkdir -p "$stagedir/usr/bin" "$stagedir/etc/cowtest/groups" "$dir/empty-confdir"
+cp "$top/guest/init.sh" "$stagedir/init"
+chmod 755 "$stagedir/init"
+cp "$BUILD/guest/bin/"* "$stagedir/usr/bin/"
+cp "$top/qemu-profiles/$profile.profile" "$stagedir/etc/cowtest/profile"
+for l in "$top"/tests/groups/*.list "$top"/guest/groups/*.list; do
+	[ -f "$l" ] && cp "$l" "$stagedir/etc/cowtest/groups/"
+done
+cat >"$stagedir/etc/cowtest/run.conf" <<EOC
+VARIANT=$variant
+PROFILE=$profile
+TEST_TIMEOUT=${TEST_TIMEOUT:-120}
+EOC
+if [ -d "$obj/modinst/lib/modules/$kver" ]; then
+	mkdir -p "$stagedir/usr/lib/modules"
+	cp -a "$obj/modinst/lib/modules/$kver" "$stagedir/usr/lib/modules/"
+	rm -f "$stagedir/usr/lib/modules/$kver/build" "$stagedir/usr/lib/modules/$kver/source"
+fi
+
+log="$dir/$variant-$profile.dracut.log"
+if ! dracut --conf /dev/null --confdir "$dir/empty-confdir" -N --no-kernel \
+	--no-early-microcode --no-compress -m bash \
+	--include "$stagedir" / --install "strace busybox" \
+	-f "$img" "$kver" >"$log" 2>&1; then
+	tail -n 20 "$log" >&2
+	stage "initramfs $variant-$profile" "FAILED (log: $log)" "$start"
+	exit 1
+fi
+size=$(du -k "$img" | cut -f1)
+stage "initramfs $variant-$profile" "ok ($img, ${size} KiB)" "$start"

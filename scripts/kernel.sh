@@ -1,0 +1,36 @@
+#!/bin/sh
+# scripts/kernel.sh VARIANT TREE OBJ
+# Build bzImage and modules of a configured object dir (ccache, fixed build
+# timestamp), then install the modules into OBJ/modinst for the initramfs.
+# Holds a lock so that only one kernel build runs on the machine at a time.
+set -eu
+. "$(dirname "$0")/lib.sh"
+variant=$1 tree=$2 obj=$3
+JOBS=${JOBS:-3}
+log="$obj/build.log"
+lock="$(dirname "$obj")/.kernel-build.lock"
+: >"$log"
+
+kmake() {
+	flock "$lock" make -C "$tree" O="$obj" -j"$JOBS" CC="ccache gcc" \
+		KBUILD_BUILD_TIMESTAMP='2024-01-01' KBUILD_BUILD_USER=cow \
+		KBUILD_BUILD_HOST=cow "$@" >>"$log" 2>&1
+}
+fail() {
+	grep -E 'error|Error|ERROR' "$log" | head -n 20 >&2 || true
+	tail -n 15 "$log" >&2
+	stage "$1" "FAILED (log: $log)" "$2"
+	exit 1
+}
+
+start=$(now)
+kmake bzImage || fail "kernel $variant" "$start"
+stage "kernel $variant" "ok ($(kernel_release "$obj"), $obj/arch/x86/boot/bzImage)" "$start"
+
+start=$(now)
+kmake modules || fail "modules $variant" "$start"
+rm -rf "$obj/modinst"
+kmake INSTALL_MOD_PATH="$obj/modinst" INSTALL_MOD_STRIP=1 DEPMOD=/sbin/depmod modules_install ||
+	fail "modules $variant" "$start"
+n=$(find "$obj/modinst" -name '*.ko' | wc -l)
+stage "modules $variant" "ok ($n modules)" "$start"

@@ -1,0 +1,110 @@
+#!/bin/sh
+# scripts/run-qemu.sh [--shell] VARIANT PROFILE OBJ
+# Boot one (variant, profile) in QEMU with its initramfs. Test mode: serial
+# console to results/<run-id>/VARIANT-PROFILE.log under a timeout, then
+# extract the runner's TAP and decide: FAILED on timeout, a missing final
+# status line, a non-zero guest exit status, or kernel trouble in the log
+# (see scan-log.sh). --shell: interactive, console on stdio, no timeout.
+# Env: TIMEOUT POLICY HARNESS_SELFTEST RUN_GROUPS RUN_ID ACCEL EXTRA_CMDLINE.
+set -u
+. "$(dirname "$0")/lib.sh"
+top=$(cd "$(dirname "$0")/.." && pwd)
+mode='test'
+if [ "${1:-}" = --shell ]; then mode=shell; shift; fi
+variant=$1 profile=$2 obj=$3
+load_profile "$top/qemu-profiles" "$profile"
+kernel="$obj/arch/x86/boot/bzImage"
+initrd="$BUILD/initramfs/$variant-$profile.img"
+[ -f "$kernel" ] || die "run: no kernel $kernel (run make kernel VARIANT=$variant)"
+[ -f "$initrd" ] || die "run: no initramfs $initrd (run make initramfs VARIANT=$variant PROFILE=$profile)"
+
+accel=$("$top/scripts/accel.sh" "$kernel" "$initrd")
+case $accel in
+kvm) accel_args="-accel kvm -cpu host" ;;
+*) accel_args="-accel tcg,thread=multi -cpu max,la57=off" ;;
+esac
+
+cmdline="$KERNEL_CMDLINE ${EXTRA_CMDLINE:-}"
+[ -z "${POLICY:-}" ] || cmdline="$cmdline cowtest.policy=$POLICY"
+case ${HARNESS_SELFTEST:-} in
+'') ;;
+panic | hang | warn) cmdline="$cmdline cowtest.groups=harness-$HARNESS_SELFTEST" ;;
+*) die "run: HARNESS_SELFTEST must be panic, hang or warn" ;;
+esac
+[ -z "${RUN_GROUPS:-}" ] || cmdline="$cmdline cowtest.groups=$RUN_GROUPS"
+
+if [ $mode = shell ]; then
+	echo "make shell: $variant kernel, profile $profile ($PROFILE_DESC), accel $accel"
+	echo "make shell: Ctrl-A X quits QEMU; Ctrl-A C is the QEMU monitor"
+	# shellcheck disable=SC2086
+	exec qemu-system-x86_64 -nodefaults -no-reboot -display none \
+		-serial mon:stdio -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+		-kernel "$kernel" -initrd "$initrd" -append "$cmdline cowtest.shell=1" \
+		$accel_args $QEMU_ARGS
+fi
+
+start=$(now)
+RUN_ID=${RUN_ID:-$(date +%Y%m%d-%H%M%S)}
+rdir="$RESULTS/$RUN_ID"
+mkdir -p "$rdir"
+ln -sfn "$RUN_ID" "$RESULTS/latest"
+echo "$accel" >"$rdir/accel.txt"
+name="$variant-$profile"
+log="$rdir/$name.log"
+tap="$rdir/$name.tap"
+{
+	echo "# cow-policy run $RUN_ID: variant=$variant profile=$profile accel=$accel timeout=${TIMEOUT}s"
+	echo "# kernel: $kernel ($(kernel_release "$obj"))"
+	echo "# initrd: $initrd"
+	echo "# cmdline: $cmdline"
+	echo "# qemu: $accel_args $QEMU_ARGS"
+} >"$log"
+# shellcheck disable=SC2086
+timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -nodefaults -no-reboot -display none \
+	-chardev "file,id=console,path=$log,append=on" -serial chardev:console \
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
+	$accel_args $QEMU_ARGS </dev/null >"$rdir/$name.qemu.out" 2>&1
+rc=$?
+tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
+[ -s "$rdir/$name.qemu.out" ] || rm -f "$rdir/$name.qemu.out"
+
+# The runner's TAP: from "TAP version" to the status line, without printk lines.
+awk '/^TAP version/ { on = 1 } on && !/^\[ *[0-9]+\.[0-9]+\]/ { print } /^COWTEST-STATUS/ { on = 0 }' "$log" >"$tap"
+grep -E '^(ok|not ok) [0-9]+ ' "$tap" | sed 's/^/  /'
+status=$(grep -m 1 '^COWTEST-STATUS ' "$log" || true)
+gfailed=$(printf '%s\n' "$status" | sed -n 's/.*failed=\([0-9]*\).*/\1/p')
+boot=$(sed -n 's/^COWTEST-BOOT .*boot_to_runner_s=\([0-9.]*\).*/\1/p' "$log" | head -n 1)
+
+grep -E '^(ok|not ok) [0-9]+ ' "$tap" | while read -r line; do
+	case $line in
+	not\ ok*) record fail "$name: ${line#not ok }" ;;
+	*'# SKIP'*) record skip "$name: ${line#ok }" ;;
+	*) record pass "$name: ${line#ok }" ;;
+	esac
+done
+
+reasons=""
+add() { reasons="${reasons:+$reasons; }$1"; }
+case $rc in
+124 | 137) add "timeout after ${TIMEOUT}s (guest hung)" ;;
+esac
+[ -n "$status" ] || add "no final runner status line (COWTEST-STATUS)"
+trouble=$("$top/scripts/scan-log.sh" "$log" | tr '\n' ';' | sed 's/;$//; s/;/; /g')
+[ -z "$trouble" ] || add "$trouble"
+case $rc in
+1) [ "${gfailed:-0}" = 0 ] || add "runner reported failed=$gfailed but exit status 0" ;;
+3) add "guest exit status 1 (${gfailed:-?} tests failed)" ;;
+124 | 137) ;;
+0) [ -n "$reasons" ] || add "guest ended without an exit status (qemu exit 0)" ;;
+*) add "qemu exit status $rc (see $rdir/$name.qemu.out)" ;;
+esac
+
+if [ -n "$reasons" ]; then
+	record fail "run $name"
+	echo "FAILED: $reasons, log: $log"
+	stage "run $name" "FAILED (accel $accel, log: $log)" "$start"
+	exit 1
+fi
+summary=$(printf '%s\n' "$status" | sed 's/^COWTEST-STATUS //')
+stage "run $name" "ok (accel $accel, boot-to-runner ${boot:-?}s, $summary, log: $log)" "$start"

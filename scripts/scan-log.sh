@@ -1,0 +1,18 @@
+#!/bin/sh
+# scripts/scan-log.sh LOG: look for kernel trouble in a guest console log.
+# Prints one line per kind of trouble found (with its first occurrence) and
+# exits 1 if any was found, 0 if the log is clean.
+set -u
+log=$1
+[ -f "$log" ] || { echo "scan-log: no such log: $log" >&2; exit 2; }
+found=0
+for pat in 'WARNING:' 'BUG:' 'Oops' 'general protection fault' 'Kernel panic' \
+	'possible circular locking' 'possible recursive locking' \
+	'inconsistent lock state' 'INFO: lockdep' 'suspicious RCU usage'; do
+	hit=$(grep -n -F -m 1 -- "$pat" "$log" | tr -d '\r' | cut -c1-160)
+	if [ -n "$hit" ]; then
+		echo "kernel log has '$pat' (line ${hit%%:*}: ${hit#*:})"
+		found=1
+	fi
+done
+exit $found
