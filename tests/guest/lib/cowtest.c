@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cowtest.h"
+
+static int tap_n, tap_failed;
+
+void tap_plan(int n)
+{
+	printf("TAP version 13\n1..%d\n", n);
+	fflush(stdout);
+}
+
+void tap_result(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", ok ? "" : "not ", ++tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		tap_failed++;
+}
+
+void tap_skip(const char *why, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("ok %d - ", ++tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf(" # SKIP %s\n", why);
+	fflush(stdout);
+}
+
+void tap_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+int tap_exit(void)
+{
+	return tap_failed ? 1 : 0;
+}
+
+void bail(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("Bail out! ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf(" (%s)\n", strerror(errno));
+	fflush(stdout);
+	exit(2);
+}
+
+/*
+ * Read /proc/vmstat with one read() into a static buffer, so that taking a
+ * snapshot does not fault in memory between the two snapshots of a test.
+ */
+void vmstat_read(struct vmstat *vs)
+{
+	static char buf[64 * 1024];
+	char *line, *save;
+	ssize_t len, got = 0;
+	int fd = open("/proc/vmstat", O_RDONLY);
+
+	if (fd < 0)
+		bail("open /proc/vmstat");
+	while ((len = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += len;
+	close(fd);
+	buf[got] = 0;
+	vs->n = 0;
+	for (line = strtok_r(buf, "\n", &save); line && vs->n < VMSTAT_MAX;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(line, ' ');
+
+		if (!sp || sp - line >= (long)sizeof(vs->name[0]))
+			continue;
+		memcpy(vs->name[vs->n], line, sp - line);
+		vs->name[vs->n][sp - line] = 0;
+		vs->val[vs->n] = atoll(sp + 1);
+		vs->n++;
+	}
+}
+
+long long vmstat_get(const struct vmstat *vs, const char *name)
+{
+	int i;
+
+	for (i = 0; i < vs->n; i++)
+		if (!strcmp(vs->name[i], name))
+			return vs->val[i];
+	return -1;
+}
+
+bool vmstat_has(const struct vmstat *vs, const char *name)
+{
+	return vmstat_get(vs, name) >= 0;
+}
+
+long long vmstat_delta(const struct vmstat *before, const struct vmstat *after,
+		       const char *name)
+{
+	long long a = vmstat_get(after, name), b = vmstat_get(before, name);
+
+	return (a < 0 || b < 0) ? 0 : a - b;
+}
+
+bool cow_policy_present(void)
+{
+	return access("/proc/sys/vm/cow_policy", F_OK) == 0;
+}
+
+const char *cow_policy_now(void)
+{
+	static char name[32];
+	ssize_t len;
+	int fd = open("/proc/sys/vm/cow_policy", O_RDONLY);
+
+	if (fd < 0)
+		return "exclusive";
+	len = read(fd, name, sizeof(name) - 1);
+	close(fd);
+	if (len < 0)
+		bail("read /proc/sys/vm/cow_policy");
+	name[len] = 0;
+	name[strcspn(name, "\n")] = 0;
+	return name;
+}
+
+/* One write() of buf at offset 0; returns 0 or -errno. */
+int cow_policy_write(const char *buf, size_t len)
+{
+	int fd = open("/proc/sys/vm/cow_policy", O_WRONLY);
+	ssize_t ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, buf, len);
+	ret = ret < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared helpers of the guest tests: TAP output, /proc/vmstat snapshots,
+ * the policy in force.
+ */
+#ifndef COWTEST_H
+#define COWTEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PAGE_SIZE 4096UL
+
+/* TAP */
+void tap_plan(int n);
+void tap_result(bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void tap_skip(const char *why, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Exit status for the runner: 0 when no test point failed. */
+int tap_exit(void);
+
+/* /proc/vmstat */
+#define VMSTAT_MAX 256
+struct vmstat {
+	int n;
+	char name[VMSTAT_MAX][40];
+	long long val[VMSTAT_MAX];
+};
+void vmstat_read(struct vmstat *vs);
+/* Value of a counter, -1 when the kernel does not have it. */
+long long vmstat_get(const struct vmstat *vs, const char *name);
+/* after - before, 0 when the kernel does not have it. */
+long long vmstat_delta(const struct vmstat *before, const struct vmstat *after,
+		       const char *name);
+bool vmstat_has(const struct vmstat *vs, const char *name);
+
+/* vm.cow_policy: the policy in force ("exclusive" without the sysctl). */
+const char *cow_policy_now(void);
+bool cow_policy_present(void);
+int cow_policy_write(const char *buf, size_t len);
+
+/* Die with a "Bail out!" line. */
+void bail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+#endif
