@@ -30,7 +30,8 @@ JOBS ?= 3
 # ---- packages (make deps) -------------------------------------------------
 PACKAGES = linux-source-6.1 qemu-system-x86 gcc make bison flex bc \
 	libelf-dev libssl-dev kmod dracut-core busybox-static e2fsprogs ccache \
-	strace cpio ministat gnuplot-nox xz-utils rsync util-linux coreutils
+	strace cpio ministat gnuplot-nox xz-utils rsync util-linux coreutils \
+	shellcheck perl
 EXTRA_PACKAGES ?=
 
 # ---- kernel variants: config fragments, source tree, object dir -----------

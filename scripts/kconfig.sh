@@ -59,7 +59,7 @@ bad=$(awk -v pendingfile="$pending" '
 			k = order[i]; w = want[k]
 			h = (k in have) ? have[k] : "is not set"
 			if (w == h) {
-				if (k in pending) print "NOTE " k
+				if ((k in pending) && (k in have)) print "NOTE " k
 				continue
 			}
 			if (k in pending && !(k in have)) { print "PENDING " k; continue }

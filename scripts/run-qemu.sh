@@ -5,7 +5,7 @@
 # extract the runner's TAP and decide: FAILED on timeout, a missing final
 # status line, a non-zero guest exit status, or kernel trouble in the log
 # (see scan-log.sh). --shell: interactive, console on stdio, no timeout.
-# Env: TIMEOUT POLICY HARNESS_SELFTEST RUN_GROUPS RUN_ID ACCEL EXTRA_CMDLINE.
+# Env: TIMEOUT POLICY HARNESS_SELFTEST RUN_GROUPS RUN_ID RUN_NAME ACCEL EXTRA_CMDLINE.
 set -u
 . "$(dirname "$0")/lib.sh"
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,7 +49,7 @@ rdir="$RESULTS/$RUN_ID"
 mkdir -p "$rdir"
 ln -sfn "$RUN_ID" "$RESULTS/latest"
 echo "$accel" >"$rdir/accel.txt"
-name="$variant-$profile"
+name=${RUN_NAME:-$variant-$profile}
 log="$rdir/$name.log"
 tap="$rdir/$name.tap"
 {

@@ -1,0 +1,80 @@
+#!/bin/sh
+# scripts/test.sh (make test): deps, tree, check, kernels, guest programs,
+# initramfs images and one QEMU run per TEST_MATRIX entry (variant:profile).
+# Prints every stage line again at the end and, as the very last line,
+# "N passed, N failed, N skipped". Exit status 1 when anything failed.
+set -u
+. "$(dirname "$0")/lib.sh"
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+MAKE=${MAKE:-make}
+RUN_ID=$(date +%Y%m%d-%H%M%S)
+rdir="$RESULTS/$RUN_ID"
+mkdir -p "$rdir"
+COWTEST_STAGES="$rdir/stages.txt"
+COWTEST_COUNTS="$rdir/counts.txt"
+: >"$COWTEST_STAGES"
+: >"$COWTEST_COUNTS"
+export RUN_ID COWTEST_STAGES COWTEST_COUNTS
+begin=$(now)
+
+# step NAME MAKE-ARGS...: one make target; a failure counts as a failed test
+# (and gets a stage line if the target died before printing its own).
+step() {
+	_name=$1
+	shift
+	_lines=$(wc -l <"$COWTEST_STAGES")
+	_t=$(now)
+	if "$MAKE" --no-print-directory "$@"; then return 0; fi
+	record fail "stage $_name"
+	[ "$(wc -l <"$COWTEST_STAGES")" != "$_lines" ] || stage "$_name" "FAILED" "$_t"
+	return 1
+}
+
+summary() {
+	pass=$(grep -c '^pass ' "$COWTEST_COUNTS")
+	fail=$(grep -c '^fail ' "$COWTEST_COUNTS")
+	skip=$(grep -c '^skip ' "$COWTEST_COUNTS")
+	echo
+	echo "==== make test: results in $rdir (total $(($(now) - begin))s) ===="
+	cat "$COWTEST_STAGES"
+	if [ "$fail" != 0 ]; then
+		echo "failed:"
+		sed -n 's/^fail /  /p' "$COWTEST_COUNTS"
+	fi
+	line="$pass passed, $fail failed, $skip skipped"
+	echo "$line" >"$rdir/summary.txt"
+	echo "$line"
+	[ "$fail" = 0 ] && [ "$pass" != 0 ]
+	exit $?
+}
+
+step deps deps || summary
+step tree tree || summary
+step check check
+
+# Variants: TEST_VARIANTS plus any variant named in TEST_MATRIX.
+variants=$TEST_VARIANTS
+for vp in $TEST_MATRIX; do
+	case " $variants " in *" ${vp%%:*} "*) ;; *) variants="$variants ${vp%%:*}" ;; esac
+done
+built=""
+for v in $variants; do
+	step "kernel $v" kernel VARIANT="$v" && built="$built $v"
+done
+step guest guest || summary
+
+for vp in $TEST_MATRIX; do
+	v=${vp%%:*} p=${vp#*:}
+	case " $built " in
+	*" $v "*) ;;
+	*)
+		record fail "run $v-$p (kernel $v did not build)"
+		continue
+		;;
+	esac
+	step "initramfs $v-$p" initramfs VARIANT="$v" PROFILE="$p" || continue
+	# run-qemu.sh counts the runner's tests and its own failure itself.
+	"$MAKE" --no-print-directory run VARIANT="$v" PROFILE="$p" || true
+done
+summary
