@@ -28,6 +28,10 @@ mkdir -p /sys /dev /tmp /run
 mount -t sysfs sysfs /sys
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmpfs /tmp
+# The policy the kernel booted with (cow_policy= or the Kconfig default),
+# before anything changes it: tests/guest/bootparam.c checks it.
+mkdir -p /run/cowtest
+cat /proc/sys/vm/cow_policy >/run/cowtest/boot_cow_policy 2>/dev/null || true
 
 finish() {
 	sync

@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -345,6 +346,21 @@ int main(void)
 		bail("unknown policy '%s'", now);
 	vmstat_read(&probe);
 	counters = vmstat_has(&probe, "cow_reuse_exclusive");
+
+	/*
+	 * Stay on one CPU: a new page sits in its CPU's LRU pagevec, holding
+	 * a reference, until drained, and do_wp_page() can only drain the
+	 * local one.  On another CPU the refcount rule (also 6.1's fallback
+	 * for non-exclusive pages) sees that reference and copies.
+	 */
+	{
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET(0, &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			bail("sched_setaffinity");
+	}
 
 	for (int i = 0; i < NR_SCENARIOS; i++) {
 		const struct expect *e = &scenarios[i].expect[pol];
