@@ -82,7 +82,8 @@ tree:
 export:
 	@scripts/export.sh $(KSRC) $(PATCHES)
 
-kernel: tree
+# SKIP_TREE=1: the caller has just run make tree (make test does).
+kernel: $(if $(SKIP_TREE),,tree)
 	@$(if $(FRAGMENTS_$(VARIANT)),:,echo "unknown VARIANT '$(VARIANT)'; valid: $(VARIANTS)" >&2; exit 1)
 	@if [ "$(VARIANT)" = base ] && [ ! -d $(BASE_TREE) ]; then \
 		git -C $(KSRC) worktree add -q --detach $(BASE_TREE) base; fi

@@ -8,7 +8,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 MAKE=${MAKE:-make}
 echo "==== PLACEHOLDER benchmark (not the real A/B benchmark): fork + write 16 MiB, 5 runs per policy ===="
-for t in deps tree "kernel VARIANT=cow" guest "initramfs VARIANT=cow PROFILE=base"; do
+for t in deps "kernel VARIANT=cow" guest "initramfs VARIANT=cow PROFILE=base"; do
 	# shellcheck disable=SC2086
 	"$MAKE" --no-print-directory $t || exit 1
 done

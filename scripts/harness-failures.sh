@@ -7,7 +7,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 MAKE=${MAKE:-make}
-for t in tree "kernel VARIANT=cow" guest "initramfs VARIANT=cow PROFILE=base"; do
+for t in "kernel VARIANT=cow" guest "initramfs VARIANT=cow PROFILE=base"; do
 	# shellcheck disable=SC2086
 	"$MAKE" --no-print-directory $t || exit 1
 done
