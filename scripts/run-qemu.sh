@@ -37,10 +37,14 @@ if [ $mode = shell ]; then
 	echo "make shell: $variant kernel, profile $profile ($PROFILE_DESC), accel $accel"
 	echo "make shell: Ctrl-A X quits QEMU; Ctrl-A C is the QEMU monitor"
 	# shellcheck disable=SC2086
-	exec qemu-system-x86_64 -nodefaults -no-reboot -display none \
+	qemu-system-x86_64 -nodefaults -no-reboot -display none \
 		-serial mon:stdio -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-kernel "$kernel" -initrd "$initrd" -append "$cmdline cowtest.shell=1" \
 		$accel_args $QEMU_ARGS
+	rc=$?
+	# qemu-exit 0 from the guest is QEMU status 1.
+	[ $rc = 1 ] || [ $rc = 0 ] || die "make shell: qemu exit status $rc"
+	exit 0
 fi
 
 start=$(now)
