@@ -8,7 +8,9 @@ set -eu
 variant=$1 tree=$2 obj=$3
 JOBS=${JOBS:-3}
 log="$obj/build.log"
-lock="$(dirname "$obj")/.kernel-build.lock"
+# Machine-wide (not per BUILD dir): two kernel builds on 2 cores only slow
+# each other down. KBUILD_LOCK overrides.
+lock=${KBUILD_LOCK:-/run/lock/cow-policy-kernel-build.lock}
 : >"$log"
 
 kmake() {
@@ -23,6 +25,7 @@ fail() {
 	exit 1
 }
 
+flock -n "$lock" true || echo "kernel $variant: waiting for another kernel build to finish ($lock)"
 start=$(now)
 kmake bzImage || fail "kernel $variant" "$start"
 stage "kernel $variant" "ok ($(kernel_release "$obj"), $obj/arch/x86/boot/bzImage)" "$start"
