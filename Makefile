@@ -18,7 +18,8 @@ PROFILE ?= base
 POLICY  ?=
 VARIANTS = cow nocow debug base
 TEST_VARIANTS ?= cow
-TEST_PROFILES ?= base
+# pin, thp, pmem and swap: see qemu-profiles/ and driver/cowpin/.
+TEST_PROFILES ?= base pin thp pmem swap
 TEST_MATRIX   ?= $(foreach v,$(TEST_VARIANTS),$(foreach p,$(TEST_PROFILES),$(v):$(p)))
 # Seconds per QEMU run; the runner's per-test timeout is TEST_TIMEOUT.
 TIMEOUT      ?= 600
@@ -53,7 +54,7 @@ OBJ  = $(BUILD)/obj-$(VARIANT)
 export BUILD RESULTS KSRC PATCHES VARIANT PROFILE POLICY TIMEOUT TEST_TIMEOUT \
 	HARNESS_SELFTEST TEST_VARIANTS TEST_MATRIX JOBS CHECKPATCH_IGNORE
 
-.PHONY: help deps tree export kernel guest initramfs run test check shell \
+.PHONY: help deps tree export kernel driver guest initramfs run test check shell \
 	bench test-harness-failures clean distclean
 
 help:
@@ -66,6 +67,7 @@ help:
 	@echo '  make tree        unpack the kernel, apply patches/series (branch cow-policy)'
 	@echo '  make export      tree commits base..cow-policy -> patches/ + series'
 	@echo '  make kernel [VARIANT=cow|nocow|debug|base]'
+	@echo '  make driver [VARIANT=cow]   out-of-tree cowpin.ko -> $(BUILD)/driver/<variant>'
 	@echo '  make guest       static guest programs -> $(BUILD)/guest/bin'
 	@echo '  make initramfs [VARIANT= PROFILE=]'
 	@echo '  make run [VARIANT= PROFILE= POLICY=]   one QEMU run, results/<run-id>/'
@@ -89,6 +91,11 @@ kernel: $(if $(SKIP_TREE),,tree)
 		git -C $(KSRC) worktree add -q --detach $(BASE_TREE) base; fi
 	@scripts/kconfig.sh $(VARIANT) $(TREE) $(OBJ) configs/pending.txt $(FRAGMENTS_$(VARIANT))
 	@scripts/kernel.sh $(VARIANT) $(TREE) $(OBJ)
+
+# The cowpin pinning driver (driver/cowpin/), built against OBJ with M=.
+driver:
+	@$(if $(FRAGMENTS_$(VARIANT)),:,echo "unknown VARIANT '$(VARIANT)'; valid: $(VARIANTS)" >&2; exit 1)
+	@scripts/driver.sh $(VARIANT) $(TREE) $(OBJ)
 
 guest:
 	@scripts/guest.sh

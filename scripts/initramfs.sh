@@ -36,10 +36,16 @@ if [ -d "$obj/modinst/lib/modules/$kver" ]; then
 	rm -f "$stagedir/usr/lib/modules/$kver/build" "$stagedir/usr/lib/modules/$kver/source"
 fi
 
+# The cowpin driver (make driver), when built for this variant.
+if [ -f "$BUILD/driver/$variant/cowpin.ko" ]; then
+	mkdir -p "$stagedir/usr/lib/modules"
+	cp "$BUILD/driver/$variant/cowpin.ko" "$stagedir/usr/lib/modules/cowpin.ko"
+fi
+
 log="$dir/$variant-$profile.dracut.log"
 if ! dracut --conf /dev/null --confdir "$dir/empty-confdir" -N --no-kernel \
 	--no-early-microcode --no-compress -m bash \
-	--include "$stagedir" / --install "strace busybox" \
+	--include "$stagedir" / --install "strace busybox mke2fs" \
 	-f "$img" "$kver" >"$log" 2>&1; then
 	tail -n 20 "$log" >&2
 	stage "initramfs $variant-$profile" "FAILED (log: $log)" "$start"

@@ -24,6 +24,22 @@ kvm) accel_args="-accel kvm -cpu host" ;;
 *) accel_args="-accel tcg,thread=multi -cpu max,la57=off" ;;
 esac
 
+# QEMU_DISKS="name:size ..." (profile): a fresh sparse raw image per disk,
+# attached in order as virtio disks (/dev/vda, /dev/vdb, ...); a test run
+# deletes them at the end.
+disk_args="" disk_files=""
+make_disks() { # DIR PREFIX
+	mkdir -p "$1"
+	for _d in $QEMU_DISKS; do
+		case $_d in *:?*) ;; *) die "run: QEMU_DISKS entry '$_d' is not name:size" ;; esac
+		_f="$1/$2disk-${_d%%:*}.img"
+		rm -f "$_f"
+		truncate -s "${_d#*:}" "$_f" || die "run: cannot create disk image $_f"
+		disk_args="$disk_args -drive file=$_f,if=virtio,format=raw"
+		disk_files="$disk_files $_f"
+	done
+}
+
 cmdline="$KERNEL_CMDLINE ${EXTRA_CMDLINE:-}"
 [ -z "${POLICY:-}" ] || cmdline="$cmdline cowtest.policy=$POLICY"
 case ${HARNESS_SELFTEST:-} in
@@ -36,11 +52,12 @@ esac
 if [ $mode = shell ]; then
 	echo "make shell: $variant kernel, profile $profile ($PROFILE_DESC), accel $accel"
 	echo "make shell: Ctrl-A X quits QEMU; Ctrl-A C is the QEMU monitor"
+	make_disks "$BUILD/disks" "$variant-$profile-"
 	# shellcheck disable=SC2086
 	qemu-system-x86_64 -nodefaults -no-reboot -display none \
 		-serial mon:stdio -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-kernel "$kernel" -initrd "$initrd" -append "$cmdline cowtest.shell=1" \
-		$accel_args $QEMU_ARGS
+		$accel_args $QEMU_ARGS $disk_args
 	rc=$?
 	# qemu-exit 0 from the guest is QEMU status 1.
 	[ $rc = 1 ] || [ $rc = 0 ] || die "make shell: qemu exit status $rc"
@@ -56,20 +73,23 @@ echo "$accel" >"$rdir/accel.txt"
 name=${RUN_NAME:-$variant-$profile}
 log="$rdir/$name.log"
 tap="$rdir/$name.tap"
+make_disks "$rdir" "$name-"
 {
 	echo "# cow-policy run $RUN_ID: variant=$variant profile=$profile accel=$accel timeout=${TIMEOUT}s"
 	echo "# kernel: $kernel ($(kernel_release "$obj"))"
 	echo "# initrd: $initrd"
 	echo "# cmdline: $cmdline"
-	echo "# qemu: $accel_args $QEMU_ARGS"
+	echo "# qemu: $accel_args $QEMU_ARGS$disk_args"
 } >"$log"
 # shellcheck disable=SC2086
 timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -nodefaults -no-reboot -display none \
 	-chardev "file,id=console,path=$log,append=on" -serial chardev:console \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
-	$accel_args $QEMU_ARGS </dev/null >"$rdir/$name.qemu.out" 2>&1
+	$accel_args $QEMU_ARGS $disk_args </dev/null >"$rdir/$name.qemu.out" 2>&1
 rc=$?
+# shellcheck disable=SC2086
+[ -z "$disk_files" ] || rm -f $disk_files
 tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 [ -s "$rdir/$name.qemu.out" ] || rm -f "$rdir/$name.qemu.out"
 

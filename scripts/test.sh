@@ -60,7 +60,8 @@ for vp in $TEST_MATRIX; do
 done
 built=""
 for v in $variants; do
-	step "kernel $v" kernel VARIANT="$v" SKIP_TREE=1 && built="$built $v"
+	step "kernel $v" kernel VARIANT="$v" SKIP_TREE=1 && built="$built $v" &&
+		step "driver $v" driver VARIANT="$v"
 done
 step guest guest || summary
 
