@@ -118,6 +118,17 @@ else
 	done
 fi
 
+# 7b. checkpatch --strict -f on the cowpin driver's sources.
+if [ ! -x "$KSRC/scripts/checkpatch.pl" ]; then
+	skip "checkpatch --strict driver/cowpin" "no kernel tree at $KSRC (run make tree)"
+elif (cd "$KSRC" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict -q --no-summary \
+	--no-tree -f "$top"/driver/cowpin/*.c "$top"/driver/cowpin/*.h "$top"/driver/cowpin/Kbuild) >"$tmp" 2>&1; then
+	ok "checkpatch --strict driver/cowpin"
+else
+	notok "checkpatch --strict driver/cowpin" "$(grep -c -E '^(ERROR|WARNING|CHECK):' "$tmp") findings"
+	sed 's/^/    /' "$tmp"
+fi
+
 # 8. the log scanner on canned logs.
 for f in tests/host/logs/*.log; do
 	b=$(basename "$f")
