@@ -106,6 +106,7 @@ static pid_t fork_child(int *go, int *done)
 {
 	int p1[2], p2[2];
 	pid_t pid;
+	char c;
 
 	if (pipe(p1) || pipe(p2))
 		bail("pipe");
@@ -113,10 +114,16 @@ static pid_t fork_child(int *go, int *done)
 	if (pid < 0)
 		bail("fork");
 	if (!pid) {
-		char c;
+		struct vmstat scratch;
+		char c = 'r';
 
-		/* Wait for the parent's writes, then report what we see. */
-		if (read(p1[0], &c, 1) != 1)
+		/*
+		 * Take our own COW faults (stack, libc) now, then say so: they
+		 * must not land between the parent's snapshots.  Then wait for
+		 * the parent's writes and report what we see.
+		 */
+		warm(&scratch);
+		if (write(p2[1], &c, 1) != 1 || read(p1[0], &c, 1) != 1)
 			_exit(3);
 		c = classify(area, 'o', 'n');
 		_exit(write(p2[1], &c, 1) == 1 ? 0 : 3);
@@ -125,6 +132,8 @@ static pid_t fork_child(int *go, int *done)
 	close(p2[1]);
 	*go = p1[1];
 	*done = p2[0];
+	if (read(*done, &c, 1) != 1)
+		bail("child not ready");
 	return pid;
 }
 
