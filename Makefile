@@ -20,7 +20,10 @@ VARIANTS = cow nocow debug base
 TEST_VARIANTS ?= cow
 # pin, thp, pmem and swap: see qemu-profiles/ and driver/cowpin/.
 TEST_PROFILES ?= base pin thp pmem swap
-TEST_MATRIX   ?= $(foreach v,$(TEST_VARIANTS),$(foreach p,$(TEST_PROFILES),$(v):$(p)))
+# Also: the debug kernel (DEBUG_VM, lockdep) on base and pin, the kernel
+# without CONFIG_COW_POLICY on base, and the cow_policy= boot parameter.
+TEST_EXTRA    ?= debug:base debug:pin nocow:base cow:bootparam
+TEST_MATRIX   ?= $(foreach v,$(TEST_VARIANTS),$(foreach p,$(TEST_PROFILES),$(v):$(p))) $(TEST_EXTRA)
 # Seconds per QEMU run; the runner's per-test timeout is TEST_TIMEOUT.
 TIMEOUT      ?= 600
 TEST_TIMEOUT ?= 120

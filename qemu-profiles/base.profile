@@ -10,5 +10,5 @@ GUEST_SETUP='
 echo 1 > /proc/sys/kernel/sysrq
 grep -E "^(MemTotal|MemFree):" /proc/meminfo
 '
-TEST_GROUPS="smoke"
+TEST_GROUPS="smoke cow sysctl"
 POLICIES="exclusive refcount mapcount"
