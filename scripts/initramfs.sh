@@ -25,6 +25,9 @@ cp "$top/qemu-profiles/$profile.profile" "$stagedir/etc/cowtest/profile"
 for l in "$top"/tests/groups/*.list "$top"/guest/groups/*.list; do
 	[ -f "$l" ] && cp "$l" "$stagedir/etc/cowtest/groups/"
 done
+# Expectations of the scenario tests (tests/expect/scenarios.tsv).
+mkdir -p "$stagedir/etc/cowtest/expect"
+cp "$top"/tests/expect/*.tsv "$stagedir/etc/cowtest/expect/" 2>/dev/null || true
 cat >"$stagedir/etc/cowtest/run.conf" <<EOC
 VARIANT=$variant
 PROFILE=$profile

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Helpers of the seed-scenario tests: see scn.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "scn.h"
+
+#define SCN_MAX_ROWS 256
+
+static struct scn_row rows[SCN_MAX_ROWS];
+static int nrows, npoints, nfailed;
+static char policy[32], profile[32], prog[64];
+static char saved_policy[32];
+static bool policy_changed;
+
+const char *scn_policy(void) { return policy; }
+const char *scn_profile(void) { return profile; }
+
+/* PROFILE= from the runner's /etc/cowtest/run.conf (or $COWTEST_PROFILE). */
+static void read_profile(void)
+{
+	char line[128];
+	const char *env = getenv("COWTEST_PROFILE");
+	FILE *f;
+
+	snprintf(profile, sizeof(profile), "%s", env ? env : "?");
+	if (env)
+		return;
+	f = fopen("/etc/cowtest/run.conf", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "PROFILE=", 8)) {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(profile, sizeof(profile), "%.31s", line + 8);
+		}
+	fclose(f);
+}
+
+static void copy_field(char *dst, size_t size, const char *src)
+{
+	snprintf(dst, size, "%s", src ? src : "");
+}
+
+static void read_expectations(void)
+{
+	const char *path = getenv("COWTEST_EXPECT");
+	char line[1024];
+	FILE *f;
+
+	f = fopen(path ? path : SCN_EXPECT_PATH, "r");
+	if (!f)
+		bail("open %s", path ? path : SCN_EXPECT_PATH);
+	while (fgets(line, sizeof(line), f) && nrows < SCN_MAX_ROWS) {
+		char *field[6] = { 0 }, *save = NULL, *p = line;
+		int n = 0;
+
+		line[strcspn(line, "\n")] = 0;
+		if (line[0] == '#' || !line[0])
+			continue;
+		/* Tab-separated; empty fields are not collapsed. */
+		while (n < 6) {
+			field[n++] = p;
+			p = strchr(p, '\t');
+			if (!p)
+				break;
+			*p++ = 0;
+		}
+		(void)save;
+		if (n < 5 || !strcmp(field[0], "scenario"))
+			continue;
+		copy_field(rows[nrows].scenario, sizeof(rows[0].scenario), field[0]);
+		copy_field(rows[nrows].profile, sizeof(rows[0].profile), field[1]);
+		copy_field(rows[nrows].policy, sizeof(rows[0].policy), field[2]);
+		copy_field(rows[nrows].outcome, sizeof(rows[0].outcome), field[3]);
+		copy_field(rows[nrows].counters, sizeof(rows[0].counters), field[4]);
+		copy_field(rows[nrows].reason, sizeof(rows[0].reason), field[5]);
+		nrows++;
+	}
+	fclose(f);
+}
+
+void scn_init(const char *program)
+{
+	cpu_set_t one;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	snprintf(prog, sizeof(prog), "%s", program);
+	snprintf(policy, sizeof(policy), "%s", cow_policy_now());
+	read_profile();
+	read_expectations();
+	/*
+	 * One CPU: a new page sits in its CPU's LRU pagevec, holding a
+	 * reference, until drained, and do_wp_page() only drains the local
+	 * one (see cow_decide.c).
+	 */
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		bail("sched_setaffinity");
+	printf("TAP version 13\n");
+	tap_diag("%s: policy %s, profile %s, %d expectation rows", prog, policy,
+		 profile, nrows);
+}
+
+const struct scn_row *scn_begin(const char *name)
+{
+	for (int i = 0; i < nrows; i++)
+		if (!strcmp(rows[i].scenario, name) &&
+		    (!strcmp(rows[i].profile, profile) || !strcmp(rows[i].profile, "*")) &&
+		    !strcmp(rows[i].policy, policy)) {
+			tap_diag("%s: expect %s: %s", name, rows[i].outcome, rows[i].reason);
+			return &rows[i];
+		}
+	scn_skip("no expectation", "%s (profile %s, policy %s)", name, profile, policy);
+	return NULL;
+}
+
+void scn_ok(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", ok ? "" : "not ", ++npoints);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	nfailed += !ok;
+}
+
+void scn_skip(const char *why, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("ok %d - ", ++npoints);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf(" # SKIP %s\n", why);
+	fflush(stdout);
+}
+
+static bool is_counter(const char *name)
+{
+	return !strncmp(name, "cow_", 4) || !strcmp(name, "pgreuse") ||
+	       !strcmp(name, "thp_split_pmd");
+}
+
+/*
+ * Check one "name=N", "name>=N" or "name<=N" against the deltas.
+ * "=N" accepts N..N+slack (the test's own page faults add noise).
+ */
+static bool check_counter(const char *spec, const struct vmstat *b,
+			  const struct vmstat *a, long slack, char *why, size_t len)
+{
+	char name[48];
+	long long want, d;
+	const char *op = strpbrk(spec, "<>=");
+	bool ok;
+
+	if (!op || op == spec || (size_t)(op - spec) >= sizeof(name)) {
+		snprintf(why, len, "bad counter spec '%s'", spec);
+		return false;
+	}
+	memcpy(name, spec, op - spec);
+	name[op - spec] = 0;
+	d = vmstat_delta(b, a, name);
+	if (!vmstat_has(a, name)) {
+		snprintf(why, len, "%s: no such counter", name);
+		return false;
+	}
+	if (!strncmp(op, ">=", 2)) {
+		want = atoll(op + 2);
+		ok = d >= want;
+	} else if (!strncmp(op, "<=", 2)) {
+		want = atoll(op + 2);
+		ok = d <= want;
+	} else {
+		want = atoll(op + 1);
+		ok = d >= want && d <= want + slack;
+	}
+	snprintf(why, len, "%s %+lld (want %s%s)", name, d, op,
+		 op[0] == '=' ? "" : "");
+	if (op[0] == '=')
+		snprintf(why, len, "%s %+lld (want %lld..%lld)", name, d, want,
+			 want + slack);
+	return ok;
+}
+
+void scn_end(const struct scn_row *row, const char *outcome,
+	     const struct vmstat *before, const struct vmstat *after,
+	     long slack, const char *detail_fmt, ...)
+{
+	char detail[512] = "", deltas[1024] = "", spec[256], why[128];
+	bool match, counters_ok = true;
+	size_t off = 0;
+	va_list ap;
+
+	if (!row)
+		return;
+	if (detail_fmt) {
+		va_start(ap, detail_fmt);
+		vsnprintf(detail, sizeof(detail), detail_fmt, ap);
+		va_end(ap);
+	}
+	if (before && after)
+		for (int i = 0; i < after->n && off < sizeof(deltas) - 64; i++) {
+			long long d = vmstat_delta(before, after, after->name[i]);
+
+			if (d && is_counter(after->name[i]))
+				off += snprintf(deltas + off, sizeof(deltas) - off,
+						" %s=%lld", after->name[i], d);
+		}
+	match = !strcmp(outcome, row->outcome);
+	printf("# RESULT scenario=%s profile=%s policy=%s outcome=%s expected=%s match=%s%s%s%s\n",
+	       row->scenario, profile, policy, outcome, row->outcome,
+	       match ? "yes" : "no", deltas, detail[0] ? " " : "", detail);
+	scn_ok(match, "%s: outcome %s (expected %s)", row->scenario, outcome,
+	       row->outcome);
+
+	if (!strcmp(row->counters, "-") || !row->counters[0] || !before || !after)
+		return;
+	snprintf(spec, sizeof(spec), "%s", row->counters);
+	for (char *save = NULL, *s = strtok_r(spec, ",", &save); s;
+	     s = strtok_r(NULL, ",", &save)) {
+		bool ok = check_counter(s, before, after, slack, why, sizeof(why));
+
+		if (!ok)
+			tap_diag("%s: counter mismatch: %s", row->scenario, why);
+		else
+			tap_diag("%s: %s", row->scenario, why);
+		counters_ok &= ok;
+	}
+	scn_ok(counters_ok, "%s: counters %s (slack %ld)", row->scenario,
+	       row->counters, slack);
+}
+
+int scn_finish(void)
+{
+	if (policy_changed && cow_policy_write(saved_policy, strlen(saved_policy)))
+		tap_diag("could not restore cow_policy %s", saved_policy);
+	printf("1..%d\n", npoints);
+	fflush(stdout);
+	return nfailed ? 1 : 0;
+}
+
+void scn_set_policy(const char *name)
+{
+	int ret;
+
+	if (!policy_changed) {
+		snprintf(saved_policy, sizeof(saved_policy), "%s", cow_policy_now());
+		policy_changed = true;
+	}
+	ret = cow_policy_write(name, strlen(name));
+	if (ret) {
+		errno = -ret;
+		bail("write cow_policy %s", name);
+	}
+}
+
+void scn_warm(struct vmstat *snap)
+{
+	volatile char stack[64 * 1024];
+
+	memset((char *)stack, 0, sizeof(stack));
+	vmstat_read(snap);
+	vmstat_read(snap);
+}
+
+uint64_t scn_pagemap(const void *addr)
+{
+	static int fd = -1;
+	uint64_t e = 0;
+
+	if (fd < 0)
+		fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd < 0 || pread(fd, &e, 8, ((uintptr_t)addr / PAGE_SIZE) * 8) != 8)
+		bail("read /proc/self/pagemap");
+	return e;
+}
+
+uint64_t scn_pfn(const void *addr)
+{
+	uint64_t e = scn_pagemap(addr);
+
+	return (e & PM_PRESENT) ? PM_PFN(e) : 0;
+}
+
+uint64_t scn_kpageflags(uint64_t pfn)
+{
+	static int fd = -1;
+	uint64_t f = 0;
+
+	if (fd < 0)
+		fd = open("/proc/kpageflags", O_RDONLY);
+	if (fd < 0 || pread(fd, &f, 8, pfn * 8) != 8)
+		bail("read /proc/kpageflags");
+	return f;
+}
+
+long scn_anon_huge_kb(const void *addr)
+{
+	char line[256];
+	long kb = -1;
+	int in = 0;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		bail("/proc/self/smaps");
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long start, end;
+
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2 &&
+		    strchr(line, '-') < strchr(line, ' '))
+			in = start <= (uintptr_t)addr && (uintptr_t)addr < end;
+		else if (in && !strncmp(line, "AnonHugePages:", 14))
+			kb = atol(line + 14);
+	}
+	fclose(f);
+	return kb;
+}
+
+int scn_kmsg_count(const char *needle)
+{
+	char buf[8192];
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK), n = 0;
+	ssize_t len;
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		len = read(fd, buf, sizeof(buf) - 1);
+		if (len < 0) {
+			if (errno == EPIPE)	/* overwritten records */
+				continue;
+			break;
+		}
+		buf[len] = 0;
+		n += strstr(buf, needle) != NULL;
+	}
+	close(fd);
+	return n;
+}
+
+int scn_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+long scn_read_long(const char *path)
+{
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY);
+	ssize_t len;
+
+	if (fd < 0)
+		return -1;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	buf[len] = 0;
+	return atol(buf);
+}
+
+long scn_count_diff(const void *buf, int c, unsigned long len)
+{
+	const unsigned char *p = buf;
+	long bad = 0;
+
+	for (unsigned long i = 0; i < len; i++)
+		bad += p[i] != (unsigned char)c;
+	return bad;
+}
+
+double scn_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}

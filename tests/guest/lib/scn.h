@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers of the seed-scenario tests (tests/guest/scn_*.c): expectations
+ * from tests/expect/scenarios.tsv, the "# RESULT" line, pagemap/kpageflags,
+ * and the small pieces every scenario needs.
+ *
+ * A scenario program runs one or more named cases.  For each case it asks
+ * scn_begin() whether the expectations file has a row for (case, profile,
+ * policy in force); without one the case is skipped.  It then measures
+ * (vmstat snapshots around the interesting part) and calls scn_end() with
+ * the observed outcome: scn_end() prints
+ *
+ *   # RESULT scenario=<case> profile=<p> policy=<p> outcome=<o> expected=<o>
+ *            match=<yes|no> <counter>=<delta> ... [detail...]
+ *
+ * and one TAP point for the outcome and one for the expected counter
+ * movement.  The TAP plan is printed at the end by scn_finish().
+ */
+#ifndef SCN_H
+#define SCN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cowtest.h"
+
+#define SCN_EXPECT_PATH	"/etc/cowtest/expect/scenarios.tsv"
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT	21
+#endif
+
+/* One row of scenarios.tsv. */
+struct scn_row {
+	char scenario[48], profile[16], policy[16], outcome[24];
+	char counters[256], reason[512];
+};
+
+/* Policy and profile of this run, pin to CPU 0, read the expectations. */
+void scn_init(const char *program);
+const char *scn_policy(void);
+const char *scn_profile(void);
+/* The row for (name, profile, policy), or NULL (then the case is skipped). */
+const struct scn_row *scn_begin(const char *name);
+/*
+ * Report one case: outcome, counter deltas between before and after
+ * (counters listed in the row must move as stated; "=N" allows up to
+ * slack more, for the test's own noise), detail for the RESULT line.
+ */
+void scn_end(const struct scn_row *row, const char *outcome,
+	     const struct vmstat *before, const struct vmstat *after,
+	     long slack, const char *detail_fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+/* Plain TAP points counted in the plan. */
+void scn_ok(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void scn_skip(const char *why, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Print the plan, restore the policy if changed, return the exit status. */
+int scn_finish(void);
+
+/* Fault in the stack and vmstat buffer privately, then snapshot. */
+void scn_warm(struct vmstat *snap);
+
+/* /proc/self/pagemap entry of addr, and the bits the tests use. */
+uint64_t scn_pagemap(const void *addr);
+#define PM_PFN(e)	((e) & ((1ULL << 55) - 1))
+#define PM_SOFT_DIRTY	(1ULL << 55)
+#define PM_MMAP_EXCL	(1ULL << 56)
+#define PM_UFFD_WP	(1ULL << 57)
+#define PM_SWAP		(1ULL << 62)
+#define PM_PRESENT	(1ULL << 63)
+/* The pfn mapped at addr, 0 when not present. */
+uint64_t scn_pfn(const void *addr);
+/* /proc/kpageflags of pfn. */
+uint64_t scn_kpageflags(uint64_t pfn);
+#define KPF_ANON	12
+#define KPF_COMPOUND_HEAD 15
+#define KPF_COMPOUND_TAIL 16
+#define KPF_KSM		21
+#define KPF_THP		22
+/* AnonHugePages kB of the smaps entry containing addr. */
+long scn_anon_huge_kb(const void *addr);
+
+/* Write vm.cow_policy (remembering to restore the original at exit). */
+void scn_set_policy(const char *name);
+/* Lines in the kernel log containing needle (reads /dev/kmsg). */
+int scn_kmsg_count(const char *needle);
+/* Write a string to a file (sysfs/proc knobs); 0 or -errno. */
+int scn_write_file(const char *path, const char *s);
+long scn_read_long(const char *path);
+/* Count bytes of buf[0..len) that differ from c. */
+long scn_count_diff(const void *buf, int c, unsigned long len);
+/* Monotonic seconds. */
+double scn_now(void);
+
+#endif

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scn_vmsplice: issue 4 scenarios 1 and 2, the CVE-2020-29374 shape.
+ *
+ * The parent fills memory and forks.  The child vmsplices NPAGES of it
+ * into a pipe (FOLL_GET references, no pin), unmaps its own mapping
+ * (MADV_DONTNEED), and later reads the pipe.  Meanwhile the parent writes
+ * a secret into those pages.  If the child's pipe shows the secret, the
+ * parent's write went into a page the child still references: "leak".
+ *
+ *   vmsplice-4k       4 KiB pages (MADV_NOHUGEPAGE)           profile base
+ *   vmsplice-thp-pmd  one PMD-mapped THP (Arcangeli's variant) profile thp
+ *   vmsplice-thp-pte  the same THP PTE-mapped (split by mprotect) profile thp
+ *
+ * Deterministic: one run per case.  The window between the snapshots holds
+ * the child's vmsplice and unmap and the parent's writes; both processes
+ * warm their stacks first, so the slack only covers a few stray faults.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "scn.h"
+
+#define NPAGES	16
+#define SPLICE	(NPAGES * PAGE_SIZE)
+#define HPAGE	(2UL << 20)
+#define SLACK	6
+
+enum kind { K4, PMD, PTE };
+
+static char pipebuf[SPLICE];
+
+static void xwrite(int fd, char c)
+{
+	if (write(fd, &c, 1) != 1)
+		_exit(3);
+}
+
+static char xread(int fd)
+{
+	char c = '?';
+
+	if (read(fd, &c, 1) != 1)
+		return '?';
+	return c;
+}
+
+/* Map the area: 4 KiB pages, or one THP mapped by a PMD or by PTEs. */
+static char *map_area(enum kind k, size_t *len, char *detail, size_t dlen)
+{
+	char *raw, *p;
+
+	*len = k == K4 ? SPLICE : HPAGE;
+	raw = mmap(NULL, *len + HPAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		bail("mmap");
+	p = (char *)(((uintptr_t)raw + HPAGE - 1) & ~(HPAGE - 1));
+	madvise(p, *len, k == K4 ? MADV_NOHUGEPAGE : MADV_HUGEPAGE);
+	memset(p, 'o', *len);
+	if (k == PTE) {
+		/* Split the PMD, not the THP: PTE-mapped THP. */
+		if (mprotect(p + HPAGE - PAGE_SIZE, PAGE_SIZE, PROT_READ) ||
+		    mprotect(p + HPAGE - PAGE_SIZE, PAGE_SIZE, PROT_READ | PROT_WRITE))
+			bail("mprotect");
+	}
+	/* Keep khugepaged away from it from now on. */
+	if (k != K4)
+		madvise(p, *len, MADV_NOHUGEPAGE);
+	snprintf(detail, dlen, "anon_huge_kb=%ld thp=%d", scn_anon_huge_kb(p),
+		 !!(scn_kpageflags(scn_pfn(p)) & (1ULL << KPF_THP)));
+	return p;
+}
+
+static void run(const char *name, enum kind k)
+{
+	const struct scn_row *row = scn_begin(name);
+	struct vmstat before, after;
+	int go[2], back[2], pfd[2];
+	char detail[128], setup[96], res;
+	uint64_t pfn0, pfn1;
+	const char *outcome;
+	size_t len;
+	char *p;
+	pid_t pid;
+
+	if (!row)
+		return;
+	p = map_area(k, &len, setup, sizeof(setup));
+	if (k == PMD && scn_anon_huge_kb(p) < 2048) {
+		scn_ok(false, "%s: no PMD-mapped THP (%s)", name, setup);
+		return;
+	}
+	if (k == PTE && (scn_anon_huge_kb(p) != 0 ||
+			 !(scn_kpageflags(scn_pfn(p)) & (1ULL << KPF_THP)))) {
+		scn_ok(false, "%s: no PTE-mapped THP (%s)", name, setup);
+		return;
+	}
+	if (pipe(go) || pipe(back) || pipe(pfd))
+		bail("pipe");
+	pid = fork();
+	if (pid < 0)
+		bail("fork");
+	if (!pid) {
+		struct iovec iov = { .iov_base = p, .iov_len = SPLICE };
+		struct vmstat scratch;
+		ssize_t got = 0, n;
+
+		scn_warm(&scratch);
+		memset(pipebuf, 0, sizeof(pipebuf));
+		xwrite(back[1], 'r');
+		if (xread(go[0]) != 'g')
+			_exit(3);
+		if (vmsplice(pfd[1], &iov, 1, 0) != (ssize_t)SPLICE)
+			_exit(4);
+		if (madvise(p, len, MADV_DONTNEED))
+			_exit(5);
+		xwrite(back[1], 'u');
+		if (xread(go[0]) != 'r')
+			_exit(3);
+		while (got < (ssize_t)SPLICE &&
+		       (n = read(pfd[0], pipebuf + got, SPLICE - got)) > 0)
+			got += n;
+		if (got != (ssize_t)SPLICE)
+			xwrite(back[1], '?');
+		else if (!scn_count_diff(pipebuf, 'S', SPLICE))
+			xwrite(back[1], 'L');
+		else if (!scn_count_diff(pipebuf, 'o', SPLICE))
+			xwrite(back[1], 'o');
+		else
+			xwrite(back[1], 'm');
+		_exit(0);
+	}
+	if (xread(back[0]) != 'r')
+		bail("child not ready");
+	pfn0 = scn_pfn(p);
+	scn_warm(&before);
+	xwrite(go[1], 'g');
+	if (xread(back[0]) != 'u')
+		bail("child did not splice");
+	memset(p, 'S', SPLICE);		/* the secret */
+	vmstat_read(&after);
+	pfn1 = scn_pfn(p);
+	xwrite(go[1], 'r');
+	res = xread(back[0]);
+	waitpid(pid, NULL, 0);
+	outcome = res == 'L' ? "leak" : res == 'o' ? "ok" : "error";
+	snprintf(detail, sizeof(detail), "pipe=%s parent_page=%s %s",
+		 res == 'L' ? "secret" : res == 'o' ? "old" : "bad",
+		 pfn0 == pfn1 ? "same" : "new", setup);
+	scn_end(row, outcome, &before, &after, SLACK, "%s", detail);
+	close(go[0]); close(go[1]); close(back[0]); close(back[1]);
+	close(pfd[0]); close(pfd[1]);
+}
+
+int main(void)
+{
+	scn_init("scn_vmsplice");
+	run("vmsplice-4k", K4);
+	run("vmsplice-thp-pmd", PMD);
+	run("vmsplice-thp-pte", PTE);
+	return scn_finish();
+}
