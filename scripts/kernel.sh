@@ -11,10 +11,9 @@ log="$obj/build.log"
 # Machine-wide (not per BUILD dir): two kernel builds on 2 cores only slow
 # each other down. KBUILD_LOCK overrides.
 lock=${KBUILD_LOCK:-/run/lock/cow-policy-kernel-build.lock}
-: >"$log"
 
 kmake() {
-	flock "$lock" make -C "$tree" O="$obj" -j"$JOBS" CC="ccache gcc" \
+	make -C "$tree" O="$obj" -j"$JOBS" CC="ccache gcc" \
 		KBUILD_BUILD_TIMESTAMP='2024-01-01' KBUILD_BUILD_USER=cow \
 		KBUILD_BUILD_HOST=cow "$@" >>"$log" 2>&1
 }
@@ -25,7 +24,13 @@ fail() {
 	exit 1
 }
 
-flock -n "$lock" true || echo "kernel $variant: waiting for another kernel build to finish ($lock)"
+# Take the lock for the whole script (fd 9); stage times exclude the wait.
+exec 9>"$lock"
+if ! flock -n 9; then
+	echo "kernel $variant: waiting for another kernel build to finish ($lock)"
+	flock 9
+fi
+: >"$log"
 start=$(now)
 kmake bzImage || fail "kernel $variant" "$start"
 stage "kernel $variant" "ok ($(kernel_release "$obj"), $obj/arch/x86/boot/bzImage)" "$start"
