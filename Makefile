@@ -65,6 +65,7 @@ help:
 	@echo '  make test        check, build everything, boot TEST_MATRIX ($(TEST_MATRIX)), summary'
 	@echo '  make bench       PLACEHOLDER benchmark (fork+write 16 MiB per policy)'
 	@echo '  make check       fast host-side checks, no QEMU'
+	@echo '  make check-series  build every prefix of the series, COW_POLICY=y and =n'
 	@echo '  make shell PROFILE=base POLICY=refcount [VARIANT=cow]   interactive guest'
 	@echo '  make deps        apt-get install what is missing'
 	@echo '  make tree        unpack the kernel, apply patches/series (branch cow-policy)'
@@ -114,6 +115,11 @@ test:
 
 check:
 	@scripts/check.sh
+
+# Bisectability: build every prefix of the series with CONFIG_COW_POLICY=y
+# and =n (slow: about 40 minutes on 2 cores).
+check-series: tree
+	@sh scripts/check-series.sh $(KSRC) $(PATCHES) $(BUILD)
 
 shell: guest initramfs
 	@scripts/run-qemu.sh --shell $(VARIANT) $(PROFILE) $(OBJ)
