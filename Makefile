@@ -57,7 +57,7 @@ OBJ  = $(BUILD)/obj-$(VARIANT)
 export BUILD RESULTS KSRC PATCHES VARIANT PROFILE POLICY TIMEOUT TEST_TIMEOUT \
 	HARNESS_SELFTEST TEST_VARIANTS TEST_MATRIX JOBS CHECKPATCH_IGNORE
 
-.PHONY: help deps tree export kernel driver guest initramfs run test check shell \
+.PHONY: help deps tree export kernel driver guest initramfs run test check check-series shell \
 	bench test-harness-failures clean distclean
 
 help:

@@ -10,5 +10,5 @@ GUEST_SETUP='
 echo 1 > /proc/sys/kernel/sysrq
 grep -E "^(MemTotal|MemFree):" /proc/meminfo
 '
-TEST_GROUPS="smoke cow sysctl"
+TEST_GROUPS="smoke cow sysctl scn-base"
 POLICIES="exclusive refcount mapcount"

@@ -10,5 +10,5 @@ test -c /dev/cowpin || { echo "no /dev/cowpin"; exit 1; }
 ls -l /dev/cowpin
 grep -E "^(MemTotal|MemFree):" /proc/meminfo
 '
-TEST_GROUPS="pin"
+TEST_GROUPS="pin scn-pin"
 POLICIES="exclusive refcount mapcount"

@@ -14,5 +14,5 @@ mount -t ext2 -o dax /dev/pmem0 /mnt/dax || exit 1
 grep " /mnt/dax " /proc/mounts
 grep -q " /mnt/dax .*dax" /proc/mounts || { echo "DAX is not active on /mnt/dax"; exit 1; }
 '
-TEST_GROUPS="pmem"
+TEST_GROUPS="pmem scn-pmem"
 POLICIES="exclusive refcount mapcount"

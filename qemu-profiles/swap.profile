@@ -1,9 +1,10 @@
 # qemu-profiles/swap.profile: a fresh 256 MiB virtio disk per run
-# (QEMU_DISKS, made by scripts/run-qemu.sh) as /dev/vda, used as swap.
+# (QEMU_DISKS, made by scripts/run-qemu.sh) as /dev/vda, used as swap, and a
+# 16 MiB scratch disk /dev/vdb for O_DIRECT (tests/guest/scn_odirect.c).
 # Tests push anonymous pages out with MADV_PAGEOUT.
 PROFILE_DESC="swap: base + 256 MiB swap on /dev/vda"
 QEMU_ARGS="-smp 2 -m 2G"
-QEMU_DISKS="swap:256M"
+QEMU_DISKS="swap:256M odirect:16M"
 KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7"
 GUEST_SETUP='
 echo 1 > /proc/sys/kernel/sysrq
@@ -12,5 +13,5 @@ swapon /dev/vda || exit 1
 cat /proc/swaps
 grep -q "^/dev/vda " /proc/swaps || { echo "/dev/vda is not swapping"; exit 1; }
 '
-TEST_GROUPS="swap"
+TEST_GROUPS="swap scn-swap"
 POLICIES="exclusive refcount mapcount"

@@ -13,5 +13,5 @@ echo 4096 > $t/khugepaged/pages_to_scan || exit 1
 grep -q "\[always\]" $t/enabled || { echo "THP is not always"; exit 1; }
 echo "enabled: $(cat $t/enabled); defrag: $(cat $t/defrag)"
 '
-TEST_GROUPS="thp"
+TEST_GROUPS="thp scn-thp"
 POLICIES="exclusive refcount mapcount"

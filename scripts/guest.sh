@@ -1,7 +1,8 @@
 #!/bin/sh
 # scripts/guest.sh: build the static guest programs into $BUILD/guest/bin:
 # every tests/guest/*.c (linked with tests/guest/lib/*.c if present) and
-# every guest/*.c helper (qemu-exit, bench...). Shell helpers guest/*.sh are
+# every guest/*.c helper (qemu-exit, ...) and every benchmarks/*.c
+# benchmark (make bench; with tests/guest/lib on the include path). Shell helpers guest/*.sh are
 # copied without their .sh suffix (except init.sh, the runner).
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -17,10 +18,10 @@ if [ -d tests/guest/lib ]; then
 	libinc="-Itests/guest/lib"
 fi
 n=0
-for src in tests/guest/*.c guest/*.c; do
+for src in tests/guest/*.c guest/*.c benchmarks/*.c; do
 	[ -f "$src" ] || continue
 	name=$(basename "$src" .c)
-	case $src in tests/*) extra="$libinc $libsrc" ;; *) extra="" ;; esac
+	case $src in tests/*) extra="$libinc $libsrc" ;; benchmarks/*) extra="$libinc" ;; *) extra="" ;; esac
 	# shellcheck disable=SC2086
 	if ! gcc $CFLAGS $extra -o "$out/$name" "$src" -lpthread; then
 		stage "guest programs" "FAILED ($src)" "$start"
