@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scn_flip: issue 4 scenario 12, vm.cow_policy changed in the middle of a
+ * scenario (sysctl-docs/cow_policy.rst, "Changing the policy": nothing that
+ * exists is rewritten; the next fault is decided by the policy then).
+ * The program starts under the policy the runner set (P), switches as
+ * each case says and switches back to P afterwards.  Deterministic.
+ *
+ * flip-gupref-to-mapcount  the vmsplice scenario (scn_vmsplice): the child
+ *     takes its FOLL_GET reference under P, then the policy becomes
+ *     "mapcount" before the parent writes.  A reference taken without a
+ *     COW break (P = exclusive or refcount) still points to the page the
+ *     mapcount rule reuses: documented leak.
+ * flip-next-fault  under "refcount", an mprotect() R/O -> R/W round trip
+ *     leaves exclusive pages mapped R/O; back under P, the write faults
+ *     are decided by P.
+ * flip-ro-pin-refcount (pin profile)  a read-only long-term pin taken
+ *     under "refcount" on a page shared with a live child does not
+ *     unshare; after switching back to P the pin still shares the page,
+ *     and the parent's write copies away from it: stale pin.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "scn.h"
+#include "cowpin_lib.h"
+
+#define NPAGES	16
+#define LEN	(NPAGES * PAGE_SIZE)
+#define SLACK	6
+
+static char pipebuf[LEN];
+static char start_policy[32];
+
+static char *map_area(void)
+{
+	char *mem = mmap(NULL, LEN, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (mem == MAP_FAILED)
+		bail("mmap");
+	madvise(mem, LEN, MADV_NOHUGEPAGE);
+	memset(mem, 'o', LEN);
+	return mem;
+}
+
+static char xread(int fd)
+{
+	char c = '?';
+
+	return read(fd, &c, 1) == 1 ? c : '?';
+}
+
+static void xwrite(int fd, char c)
+{
+	if (write(fd, &c, 1) != 1)
+		_exit(3);
+}
+
+static void gupref_to_mapcount(void)
+{
+	const struct scn_row *row = scn_begin("flip-gupref-to-mapcount");
+	struct vmstat before, after;
+	int go[2], back[2], pfd[2];
+	char res, *mem;
+	pid_t pid;
+
+	if (!row)
+		return;
+	mem = map_area();
+	if (pipe(go) || pipe(back) || pipe(pfd))
+		bail("pipe");
+	pid = fork();
+	if (pid < 0)
+		bail("fork");
+	if (!pid) {
+		struct iovec iov = { .iov_base = mem, .iov_len = LEN };
+		struct vmstat scratch;
+		ssize_t got = 0, n;
+
+		scn_warm(&scratch);
+		memset(pipebuf, 0, sizeof(pipebuf));
+		xwrite(back[1], 'r');
+		if (xread(go[0]) != 'g')
+			_exit(3);
+		if (vmsplice(pfd[1], &iov, 1, 0) != (ssize_t)LEN ||
+		    madvise(mem, LEN, MADV_DONTNEED))
+			_exit(4);
+		xwrite(back[1], 'u');
+		if (xread(go[0]) != 'r')
+			_exit(3);
+		while (got < (ssize_t)LEN && (n = read(pfd[0], pipebuf + got, LEN - got)) > 0)
+			got += n;
+		xwrite(back[1], got != (ssize_t)LEN ? '?' :
+		       !scn_count_diff(pipebuf, 'S', LEN) ? 'L' :
+		       !scn_count_diff(pipebuf, 'o', LEN) ? 'o' : 'm');
+		_exit(0);
+	}
+	if (xread(back[0]) != 'r')
+		bail("child");
+	scn_warm(&before);
+	xwrite(go[1], 'g');
+	if (xread(back[0]) != 'u')
+		bail("child did not splice");
+	scn_set_policy("mapcount");
+	memset(mem, 'S', LEN);
+	vmstat_read(&after);
+	scn_set_policy(start_policy);
+	xwrite(go[1], 'r');
+	res = xread(back[0]);
+	waitpid(pid, NULL, 0);
+	scn_end(row, res == 'L' ? "leak" : res == 'o' ? "ok" : "error", &before,
+		&after, SLACK, "reference_under=%s write_under=mapcount pipe=%s",
+		start_policy, res == 'L' ? "secret" : res == 'o' ? "old" : "bad");
+	close(go[0]); close(go[1]); close(back[0]); close(back[1]);
+	close(pfd[0]); close(pfd[1]);
+	munmap(mem, LEN);
+}
+
+static void next_fault(void)
+{
+	const struct scn_row *row = scn_begin("flip-next-fault");
+	struct vmstat before, after;
+	uint64_t pfn[NPAGES];
+	int same = 0, ro = 0;
+	char *mem;
+
+	if (!row)
+		return;
+	mem = map_area();
+	scn_set_policy("refcount");
+	if (mprotect(mem, LEN, PROT_READ) || mprotect(mem, LEN, PROT_READ | PROT_WRITE))
+		bail("mprotect");
+	scn_set_policy(start_policy);
+	for (int i = 0; i < NPAGES; i++)
+		pfn[i] = scn_pfn(mem + i * PAGE_SIZE);
+	scn_warm(&before);
+	for (int i = 0; i < NPAGES; i++)
+		mem[i * PAGE_SIZE] = 'n';
+	vmstat_read(&after);
+	for (int i = 0; i < NPAGES; i++)
+		same += scn_pfn(mem + i * PAGE_SIZE) == pfn[i];
+	ro = (int)(vmstat_delta(&before, &after, "cow_reuse_exclusive") +
+		   vmstat_delta(&before, &after, "cow_reuse_refcount") +
+		   vmstat_delta(&before, &after, "cow_reuse_mapcount"));
+	scn_end(row, same == NPAGES ? "reuse" : same ? "mixed" : "copy", &before,
+		&after, SLACK, "mprotect_under=refcount write_under=%s same_pfn=%d/%d write_faults=%d",
+		start_policy, same, NPAGES, ro);
+	munmap(mem, LEN);
+}
+
+static void ro_pin_refcount(void)
+{
+	const struct scn_row *row = scn_begin("flip-ro-pin-refcount");
+	struct vmstat before, after;
+	static char dev[LEN];
+	int go[2], back[2], fd, ret;
+	uint64_t h = 0;
+	char c, *mem;
+	pid_t pid;
+
+	if (!row)
+		return;
+	fd = cowpin_open();
+	if (fd < 0) {
+		scn_ok(false, "flip-ro-pin-refcount: open %s: %m", COWPIN_DEVICE);
+		return;
+	}
+	mem = map_area();
+	if (pipe(go) || pipe(back))
+		bail("pipe");
+	pid = fork();
+	if (pid < 0)
+		bail("fork");
+	if (!pid) {
+		struct vmstat scratch;
+
+		scn_warm(&scratch);
+		xwrite(back[1], 'r');
+		xread(go[0]);
+		_exit(0);
+	}
+	if (xread(back[0]) != 'r')
+		bail("child");
+	scn_warm(&before);
+	scn_set_policy("refcount");
+	ret = cowpin_reg(fd, mem, LEN, COWPIN_F_LONGTERM, &h);
+	scn_set_policy(start_policy);
+	if (ret) {
+		scn_ok(false, "flip-ro-pin-refcount: R/O pin: %s", strerror(-ret));
+		xwrite(go[1], 'x');
+		waitpid(pid, NULL, 0);
+		return;
+	}
+	memset(mem, 'P', LEN);
+	vmstat_read(&after);
+	memset(dev, 0, LEN);
+	ret = cowpin_dev_read(fd, h, 0, LEN, dev);
+	c = ret ? '?' : !scn_count_diff(dev, 'P', LEN) ? 'n' :
+	    !scn_count_diff(dev, 'o', LEN) ? 'o' : 'm';
+	xwrite(go[1], 'x');
+	waitpid(pid, NULL, 0);
+	scn_end(row, c == 'n' ? "ok" : c == 'o' ? "stale-pin" : "error", &before,
+		&after, SLACK, "pin_under=refcount write_under=%s device_sees=%s",
+		start_policy, c == 'n' ? "new" : c == 'o' ? "old" : "bad");
+	cowpin_dereg(fd, h);
+	close(fd);
+	close(go[0]); close(go[1]); close(back[0]); close(back[1]);
+	munmap(mem, LEN);
+}
+
+int main(void)
+{
+	scn_init("scn_flip");
+	if (!cow_policy_present())
+		bail("no /proc/sys/vm/cow_policy");
+	snprintf(start_policy, sizeof(start_policy), "%s", cow_policy_now());
+	gupref_to_mapcount();
+	next_fault();
+	ro_pin_refcount();
+	return scn_finish();
+}

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scn_odirect: issue 4 scenario 6, Andrea Arcangeli's O_DIRECT vs
+ * clear_refs reproducer (seeds 010/011), and its deterministic core.
+ *
+ * gupref-clear-refs (any profile): exclusive pages hold a transient GUP
+ *   reference (vmsplice, FOLL_GET as O_DIRECT takes it), clear_refs
+ *   write-protects them, the CPU writes.  The pipe shows whether the write
+ *   fault reused the page (the reference sees the write: "reuse") or copied
+ *   it away from the reference ("copy": what loses an O_DIRECT read).
+ *
+ * odirect-clear-refs (needs the O_DIRECT disk /dev/vdb, swap profile):
+ *   the reproducer.  One thread O_DIRECT-reads 512 bytes of zeros into the
+ *   start of a page it first filled with 0xff, a second writes the last
+ *   byte of the same page every 0-1 ms, a third writes "4" to clear_refs
+ *   in a loop.  Budget: BUDGET_S seconds or MAX_READS reads, whichever
+ *   comes first.  Outcome: "lost-read" if any read left 0xff behind,
+ *   "ok" if none did.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "scn.h"
+
+#define NPAGES		16
+#define LEN		(NPAGES * PAGE_SIZE)
+#define SLACK		4
+#define DISK		"/dev/vdb"
+#define HARDBLK		512
+#define BUDGET_S	8.0
+#define MAX_READS	20000
+
+static int clear_refs_fd = -1;
+
+static void clear_refs(void)
+{
+	if (pwrite(clear_refs_fd, "4", 1, 0) != 1)
+		bail("write /proc/self/clear_refs");
+}
+
+static void gupref_clear_refs(void)
+{
+	const struct scn_row *row = scn_begin("gupref-clear-refs");
+	struct iovec iov;
+	struct vmstat before, after;
+	static char buf[LEN];
+	size_t got = 0;
+	ssize_t n;
+	int p[2];
+	char *mem;
+	long old, new;
+
+	if (!row)
+		return;
+	mem = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		bail("mmap");
+	madvise(mem, LEN, MADV_NOHUGEPAGE);
+	memset(mem, 'o', LEN);
+	memset(buf, 0, LEN);
+	if (pipe(p) || fcntl(p[1], F_SETPIPE_SZ, (int)LEN) < (int)LEN)
+		bail("pipe");
+	scn_warm(&before);
+	iov.iov_base = mem;
+	iov.iov_len = LEN;
+	if (vmsplice(p[1], &iov, 1, 0) != (ssize_t)LEN)
+		bail("vmsplice");
+	clear_refs();
+	memset(mem, 'n', LEN);
+	vmstat_read(&after);
+	close(p[1]);
+	while (got < LEN && (n = read(p[0], buf + got, LEN - got)) > 0)
+		got += n;
+	close(p[0]);
+	old = LEN - scn_count_diff(buf, 'o', LEN);
+	new = LEN - scn_count_diff(buf, 'n', LEN);
+	scn_end(row, new == (long)LEN ? "reuse" : old == (long)LEN ? "copy" : "mixed",
+		&before, &after, SLACK, "reference_sees=%s",
+		new == (long)LEN ? "new" : old == (long)LEN ? "old" : "mixed");
+	munmap(mem, LEN);
+}
+
+static volatile int stop;
+
+static void *writer(void *arg)
+{
+	volatile char *mem = arg;
+	unsigned int seed = 1;
+
+	while (!stop) {
+		usleep(rand_r(&seed) % 1000);
+		mem[PAGE_SIZE - 1] = 0;
+	}
+	return NULL;
+}
+
+static void *soft_dirty(void *arg)
+{
+	(void)arg;
+	while (!stop)
+		clear_refs();
+	return NULL;
+}
+
+static void odirect_clear_refs(void)
+{
+	const struct scn_row *row = scn_begin("odirect-clear-refs");
+	struct vmstat before, after;
+	pthread_t tw, ts;
+	long reads = 0, lost = 0;
+	double t0;
+	char *mem;
+	int fd;
+
+	if (!row)
+		return;
+	fd = open(DISK, O_RDWR | O_DIRECT);
+	if (fd < 0) {
+		scn_ok(false, "odirect-clear-refs: open %s O_DIRECT: %m", DISK);
+		return;
+	}
+	if (posix_memalign((void **)&mem, PAGE_SIZE, 3 * PAGE_SIZE))
+		bail("posix_memalign");
+	madvise(mem, 3 * PAGE_SIZE, MADV_NOHUGEPAGE);
+	memset(mem, 0, 3 * PAGE_SIZE);
+	/* Block 0 of the disk: zeros. */
+	if (pwrite(fd, mem + PAGE_SIZE, PAGE_SIZE, 0) != (ssize_t)PAGE_SIZE)
+		bail("O_DIRECT write %s", DISK);
+	scn_warm(&before);
+	stop = 0;
+	if (pthread_create(&ts, NULL, soft_dirty, NULL) ||
+	    pthread_create(&tw, NULL, writer, mem))
+		bail("pthread_create");
+	t0 = scn_now();
+	while (reads < MAX_READS && scn_now() - t0 < BUDGET_S) {
+		memset(mem, 0xff, HARDBLK);
+		if (pread(fd, mem, HARDBLK, 0) != HARDBLK)
+			bail("O_DIRECT read %s", DISK);
+		reads++;
+		if (scn_count_diff(mem, 0, HARDBLK))
+			lost++;
+	}
+	stop = 1;
+	pthread_join(tw, NULL);
+	pthread_join(ts, NULL);
+	vmstat_read(&after);
+	tap_diag("odirect-clear-refs: %ld reads in %.1f s, %ld lost", reads,
+		 scn_now() - t0, lost);
+	scn_end(row, lost ? "lost-read" : "ok", &before, &after, 0,
+		"reads=%ld lost=%ld budget=%.0fs/%d", reads, lost, BUDGET_S, MAX_READS);
+	close(fd);
+	free(mem);
+}
+
+int main(void)
+{
+	scn_init("scn_odirect");
+	clear_refs_fd = open("/proc/self/clear_refs", O_WRONLY);
+	if (clear_refs_fd < 0)
+		bail("open /proc/self/clear_refs");
+	gupref_clear_refs();
+	odirect_clear_refs();
+	return scn_finish();
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scn_pin_wp: issue 4 scenario 7, write-protecting long-term pinned pages
+ * (seed 000: commit 9348b73c2e1b, "don't play games with pinned pages in
+ * clear_page_refs").  Pin profile.  Deterministic.
+ *
+ * NPAGES pages are pinned FOLL_WRITE|FOLL_LONGTERM; NPAGES more in the same
+ * mapping are not (the control).  After write-protecting, the CPU writes the
+ * first half of the pinned pages and the device writes the second half; the
+ * device must read the CPU's data and the CPU the device's.
+ *
+ * pin-clear-refs  echo 4 > /proc/self/clear_refs: the pinned PTEs stay
+ *     writable (cow_clear_refs_pinned) and keep soft-dirty; the control
+ *     pages are write-protected, lose soft-dirty and fault on the write.
+ * pin-mprotect    mprotect(PROT_READ) then PROT_READ|PROT_WRITE.
+ *
+ * Outcome: ok, stale-pin (device and CPU see different pages),
+ * soft-dirty-lost (a pinned page lost soft-dirty: clear_refs
+ * write-protected it), soft-dirty-kept (a control page kept it).
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "scn.h"
+#include "cowpin_lib.h"
+
+#define NPAGES	16
+#define LEN	(NPAGES * PAGE_SIZE)
+#define HALF	(LEN / 2)
+#define SLACK	4
+
+static char dev[LEN];
+
+static int soft_dirty(const char *p, int n)
+{
+	int sd = 0;
+
+	for (int i = 0; i < n; i++)
+		sd += !!(scn_pagemap(p + i * PAGE_SIZE) & PM_SOFT_DIRTY);
+	return sd;
+}
+
+static void run(int fd, const char *name, bool clear_refs)
+{
+	const struct scn_row *row = scn_begin(name);
+	struct vmstat before, after;
+	int sd_pin = NPAGES, sd_ctl = 0, ret;
+	long dev_stale, cpu_stale;
+	const char *outcome;
+	char *mem, *ctl;
+	uint64_t h = 0;
+
+	if (!row)
+		return;
+	mem = mmap(NULL, 2 * LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		bail("mmap");
+	ctl = mem + LEN;
+	madvise(mem, 2 * LEN, MADV_NOHUGEPAGE);
+	memset(mem, 'o', 2 * LEN);
+	ret = cowpin_reg(fd, mem, LEN, COWPIN_F_WRITE | COWPIN_F_LONGTERM, &h);
+	if (ret) {
+		scn_ok(false, "%s: register: %s", name, strerror(-ret));
+		return;
+	}
+	scn_warm(&before);
+	if (clear_refs) {
+		if (scn_write_file("/proc/self/clear_refs", "4"))
+			bail("clear_refs");
+		sd_pin = soft_dirty(mem, NPAGES);
+		sd_ctl = soft_dirty(ctl, NPAGES);
+	} else if (mprotect(mem, 2 * LEN, PROT_READ) ||
+		   mprotect(mem, 2 * LEN, PROT_READ | PROT_WRITE)) {
+		bail("mprotect");
+	}
+	memset(mem, 'C', HALF);
+	memset(ctl, 'C', LEN);
+	vmstat_read(&after);
+	memset(dev, 'D', HALF);
+	if (cowpin_dev_write(fd, h, HALF, HALF, dev))
+		bail("device write");
+	memset(dev, 0, LEN);
+	if (cowpin_dev_read(fd, h, 0, HALF, dev))
+		bail("device read");
+	dev_stale = scn_count_diff(dev, 'C', HALF);
+	cpu_stale = scn_count_diff(mem + HALF, 'D', HALF);
+	outcome = dev_stale || cpu_stale ? "stale-pin" :
+		  sd_pin != NPAGES ? "soft-dirty-lost" :
+		  sd_ctl ? "soft-dirty-kept" : "ok";
+	scn_end(row, outcome, &before, &after, SLACK,
+		"device_sees_cpu=%s cpu_sees_device=%s%s", dev_stale ? "no" : "yes",
+		cpu_stale ? "no" : "yes", clear_refs ? "" : "");
+	if (clear_refs)
+		tap_diag("%s: soft-dirty after clear_refs: pinned %d/%d, control %d/%d",
+			 name, sd_pin, NPAGES, sd_ctl, NPAGES);
+	cowpin_dereg(fd, h);
+	munmap(mem, 2 * LEN);
+}
+
+int main(void)
+{
+	int fd;
+
+	scn_init("scn_pin_wp");
+	fd = cowpin_open();
+	if (fd < 0)
+		bail("open %s (pin profile)", COWPIN_DEVICE);
+	run(fd, "pin-clear-refs", true);
+	run(fd, "pin-mprotect", false);
+	close(fd);
+	return scn_finish();
+}
