@@ -1,0 +1,686 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cowbench: the copy-on-write microbenchmarks of `make bench`, run in the
+ * guest. One process runs every benchmark under every policy: for each round
+ * it draws a random policy order (seeded, so a run repeats), writes the
+ * policy to /proc/sys/vm/cow_policy and runs one sample of each benchmark.
+ * Rounds 1..warmup are marked warm=1 (the host discards them).
+ *
+ * One line per sample on stdout:
+ *   BENCH round=R warm=W policy=P bench=B size_kib=S ops=N ns=T unit=U \
+ *         v.pgfault=D v.cow_copy_mapcount=D ...
+ * ns is the CLOCK_MONOTONIC time of the N timed operations (sample_ns that
+ * of the whole sample, set-up included) (guest time: under
+ * QEMU -icount shift=0 that is one ns per executed instruction), v.* the
+ * /proc/vmstat deltas over the timed part. BENCH-SKIP lines name benchmarks
+ * that cannot run here (no /dev/cowpin, no THP, ...); "# progress" lines
+ * report where the run is.
+ *
+ * Benchmarks (4 KiB pages unless named thp):
+ *   fork-S     fork + child _exit + wait, S KiB of touched memory; op = fork
+ *   forkthp-S  the same with PMD-mapped THPs
+ *   forkpin-S  the same with the region long-term pinned (cowpin): fork
+ *              copies the pinned pages for the child
+ *   copy-S     fork, child alive, parent writes every page; op = page
+ *   reuse-S    fork, child exits, parent writes every page; op = page
+ *   softdirty-S  clear_refs 4, then write every page; op = page
+ *   wprt-S     mprotect RO, mprotect RW, write every page; op = page
+ *   thpcopy-S  fork with THPs, child alive, parent writes every 4K page
+ *   thpreuse-S fork with THPs, child exits, parent writes every 4K page
+ *   ksm-S      KSM-merged identical pages, write every page; op = page
+ *   swapin-S   MADV_PAGEOUT, then write every page (swap-in write); op = page
+ *   gupfp-S    a thread keeps FOLL_GET references (cowpin) on the region in
+ *              flight while the main thread does clear_refs 4 + write every
+ *              page; op = page, copies are the false-positive COWs
+ *
+ * Options: -r rounds -w warmup -s seed -S sizes_kib(comma) -b benches(comma
+ * of names without size, or "all") -p policies(comma) -i min_ops
+ * --cmdline: take them from cowbench.* words on /proc/cmdline instead.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cowpin_lib.h"
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
+
+#define PAGE 4096UL
+#define HPAGE (2UL << 20)
+#define MAXV 64
+#define MAXB 32
+
+static int rounds = 10, warmup = 2, min_ops = 2048;
+static unsigned long seed = 1;
+static char sizes_arg[256] = "256,4096";
+static char benches_arg[512] = "all";
+static char policies_arg[256] = "exclusive,refcount,mapcount";
+
+/* ---- /proc/vmstat -------------------------------------------------------- */
+static const char *const wanted[] = {
+	"pgfault", "pgreuse", "thp_fault_alloc", "thp_split_pmd", "cow_ksm",
+	"pswpin", "pswpout", "ksm_swpin_copy",
+};
+
+struct vmstat {
+	int n;
+	char name[MAXV][64];
+	unsigned long long val[MAXV];
+};
+
+static int vm_wanted(const char *name)
+{
+	if (!strncmp(name, "cow_", 4))
+		return 1;
+	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
+		if (!strcmp(name, wanted[i]))
+			return 1;
+	return 0;
+}
+
+static void vm_read(struct vmstat *v)
+{
+	char name[40];
+	unsigned long long val;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	v->n = 0;
+	if (!f)
+		return;
+	while (fscanf(f, "%39s %llu", name, &val) == 2) {
+		if (!vm_wanted(name) || v->n == MAXV)
+			continue;
+		snprintf(v->name[v->n], sizeof(v->name[0]), "%s", name);
+		v->val[v->n++] = val;
+	}
+	fclose(f);
+}
+
+/* ---- helpers --------------------------------------------------------------- */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "cowbench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+static char *region(size_t size, int thp)
+{
+	/* THP: a 2 MiB-aligned region inside a larger mapping. */
+	size_t len = thp ? size + HPAGE : size;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	if (thp) {
+		char *a = (char *)(((uintptr_t)p + HPAGE - 1) & ~(HPAGE - 1));
+
+		if (a > p)
+			munmap(p, a - p);
+		if (a + size < p + len)
+			munmap(a + size, p + len - (a + size));
+		p = a;
+		if (madvise(p, size, MADV_HUGEPAGE))
+			die("madvise(MADV_HUGEPAGE)");
+	} else if (madvise(p, size, MADV_NOHUGEPAGE)) {
+		die("madvise(MADV_NOHUGEPAGE)");
+	}
+	memset(p, 1, size);
+	return p;
+}
+
+static void write_pages(char *p, size_t size, char c)
+{
+	for (size_t off = 0; off < size; off += PAGE)
+		((volatile char *)p)[off] = c;
+}
+
+static void reap(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		die("child");
+}
+
+static int clear_refs(void)
+{
+	return write_file("/proc/self/clear_refs", "4");
+}
+
+/* ---- timed sections: t0/t1 and vmstat around the measured part only ------- */
+struct sample {
+	uint64_t ns;
+	unsigned long ops;
+	struct vmstat a, b;
+};
+
+static void t_start(struct sample *s)
+{
+	vm_read(&s->a);
+	s->ns -= now_ns();
+}
+
+static void t_stop(struct sample *s, unsigned long ops)
+{
+	s->ns += now_ns();
+	vm_read(&s->b);
+	s->ops += ops;
+}
+
+/* Deltas are accumulated over several timed sections of one sample. */
+struct acc {
+	int n;
+	char name[MAXV][64];
+	long long d[MAXV];
+};
+
+static void acc_add(struct acc *acc, const struct sample *s)
+{
+	for (int i = 0; i < s->b.n; i++) {
+		int j;
+
+		for (j = 0; j < acc->n; j++)
+			if (!strcmp(acc->name[j], s->b.name[i]))
+				break;
+		if (j == acc->n) {
+			if (acc->n == MAXV)
+				continue;
+			memcpy(acc->name[j], s->b.name[i], sizeof(acc->name[0]));
+			acc->d[j] = 0;
+			acc->n++;
+		}
+		for (int k = 0; k < s->a.n; k++)
+			if (!strcmp(s->a.name[k], s->b.name[i]))
+				acc->d[j] += (long long)(s->b.val[i] - s->a.val[k]);
+	}
+}
+
+/* ---- the benchmarks: each runs `reps` timed sections into acc ------------- */
+struct bench;
+typedef const char *(*bench_fn)(const struct bench *b, size_t size, int reps,
+				 uint64_t *ns, unsigned long *ops,
+				 struct acc *acc);
+struct bench {
+	const char *name;
+	bench_fn fn;
+	int thp;
+	const char *unit;	/* what one op is */
+};
+
+#define SECTION(code, nops) do {					\
+	struct sample s_ = { 0 };					\
+	t_start(&s_);							\
+	code;								\
+	t_stop(&s_, (nops));						\
+	*ns += s_.ns; *ops += s_.ops; acc_add(acc, &s_);		\
+} while (0)
+
+static int cowpin_fd = -2;
+
+static int have_cowpin(void)
+{
+	if (cowpin_fd == -2)
+		cowpin_fd = cowpin_open();
+	return cowpin_fd >= 0;
+}
+
+static int thp_enabled(void)
+{
+	char buf[128] = "";
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return !strstr(buf, "[never]");
+}
+
+static const char *b_fork(const struct bench *b, size_t size, int reps,
+			  uint64_t *ns, unsigned long *ops, struct acc *acc)
+{
+	char *p;
+	uint64_t h = 0;
+	int pin = !strcmp(b->name, "forkpin");
+
+	if (b->thp && !thp_enabled())
+		return "THP disabled";
+	if (pin && !have_cowpin())
+		return "no /dev/cowpin";
+	p = region(size, b->thp);
+	if (pin && cowpin_reg(cowpin_fd, p, size, COWPIN_F_LONGTERM | COWPIN_F_WRITE, &h))
+		die("cowpin register");
+	SECTION(for (int i = 0; i < reps; i++) {
+			pid_t pid = fork();
+
+			if (pid < 0)
+				die("fork");
+			if (pid == 0)
+				_exit(0);
+			reap(pid);
+		}, reps);
+	if (pin)
+		cowpin_dereg(cowpin_fd, h);
+	munmap(p, size);
+	return NULL;
+}
+
+/* copy/reuse, 4K and THP: fork, the child stays (copy) or exits (reuse). */
+static const char *b_cow(const struct bench *b, size_t size, int reps,
+			 uint64_t *ns, unsigned long *ops, struct acc *acc)
+{
+	int alive = !strcmp(b->name, "copy") || !strcmp(b->name, "thpcopy");
+
+	if (b->thp && !thp_enabled())
+		return "THP disabled";
+	for (int i = 0; i < reps; i++) {
+		char *p = region(size, b->thp);
+		int pfd[2];
+		pid_t pid;
+		char c;
+
+		if (pipe(pfd))
+			die("pipe");
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (pid == 0) {
+			close(pfd[1]);
+			if (alive && read(pfd[0], &c, 1) < 0)
+				_exit(1);
+			_exit(0);
+		}
+		close(pfd[0]);
+		if (!alive)
+			reap(pid);
+		SECTION(write_pages(p, size, 2), size / PAGE);
+		close(pfd[1]);
+		if (alive)
+			reap(pid);
+		munmap(p, size);
+	}
+	return NULL;
+}
+
+static const char *b_softdirty(const struct bench *b, size_t size, int reps,
+			       uint64_t *ns, unsigned long *ops, struct acc *acc)
+{
+	char *p = region(size, b->thp);
+
+	for (int i = 0; i < reps; i++) {
+		if (clear_refs())
+			die("clear_refs");
+		SECTION(write_pages(p, size, (char)i), size / PAGE);
+	}
+	munmap(p, size);
+	return NULL;
+}
+
+static const char *b_wprt(const struct bench *b, size_t size, int reps,
+			  uint64_t *ns, unsigned long *ops, struct acc *acc)
+{
+	char *p = region(size, b->thp);
+
+	for (int i = 0; i < reps; i++)
+		SECTION(if (mprotect(p, size, PROT_READ) ||
+			    mprotect(p, size, PROT_READ | PROT_WRITE))
+				die("mprotect");
+			write_pages(p, size, (char)i), size / PAGE);
+	munmap(p, size);
+	return NULL;
+}
+
+static int ksm_shared(void)
+{
+	FILE *f = fopen("/sys/kernel/mm/ksm/pages_sharing", "r");
+	int n = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+static const char *b_ksm(const struct bench *b, size_t size, int reps,
+			 uint64_t *ns, unsigned long *ops, struct acc *acc)
+{
+	(void)b;
+	if (ksm_shared() < 0 || write_file("/sys/kernel/mm/ksm/run", "1"))
+		return "no KSM";
+	write_file("/sys/kernel/mm/ksm/sleep_millisecs", "0");
+	write_file("/sys/kernel/mm/ksm/pages_to_scan", "4096");
+	for (int i = 0; i < reps; i++) {
+		char *p = region(size, 0);
+		unsigned long want = size / PAGE - 1;
+		int tries = 0;
+
+		if (madvise(p, size, MADV_MERGEABLE))
+			die("madvise(MADV_MERGEABLE)");
+		/* ksmd needs two passes to merge; give it up to ~10 s. */
+		while ((unsigned long)ksm_shared() < want && tries++ < 1000)
+			usleep(10000);
+		SECTION(write_pages(p, size, 2), size / PAGE);
+		munmap(p, size);
+	}
+	write_file("/sys/kernel/mm/ksm/run", "2");
+	return NULL;
+}
+
+static int swap_active(void)
+{
+	char line[256];
+	int n = 0;
+	FILE *f = fopen("/proc/swaps", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		n++;
+	fclose(f);
+	return n > 1;
+}
+
+static const char *b_swapin(const struct bench *b, size_t size, int reps,
+			    uint64_t *ns, unsigned long *ops, struct acc *acc)
+{
+	(void)b;
+	if (!swap_active())
+		return "no swap";
+	for (int i = 0; i < reps; i++) {
+		char *p = region(size, 0);
+
+		for (size_t off = 0; off < size; off += PAGE)
+			p[off] = (char)(off / PAGE);
+		if (madvise(p, size, MADV_PAGEOUT))
+			die("madvise(MADV_PAGEOUT)");
+		SECTION(write_pages(p, size, 2), size / PAGE);
+		munmap(p, size);
+	}
+	return NULL;
+}
+
+struct gup_thread {
+	char *p;
+	size_t size;
+	volatile int stop;
+	unsigned long regs;
+};
+
+static void *gup_loop(void *arg)
+{
+	struct gup_thread *g = arg;
+	char buf[64];
+
+	while (!g->stop) {
+		uint64_t h;
+
+		if (cowpin_reg(cowpin_fd, g->p, g->size, COWPIN_F_GET, &h))
+			die("cowpin register (FOLL_GET)");
+		/* the "device" reads while the references are held */
+		cowpin_dev_read(cowpin_fd, h, 0, sizeof(buf), buf);
+		cowpin_dereg(cowpin_fd, h);
+		g->regs++;
+	}
+	return NULL;
+}
+
+static const char *b_gupfp(const struct bench *b, size_t size, int reps,
+			   uint64_t *ns, unsigned long *ops, struct acc *acc)
+{
+	struct gup_thread g = { 0 };
+	pthread_t t;
+
+	(void)b;
+	if (!have_cowpin())
+		return "no /dev/cowpin";
+	g.p = region(size, 0);
+	g.size = size;
+	if (pthread_create(&t, NULL, gup_loop, &g))
+		die("pthread_create");
+	while (!g.regs)
+		sched_yield();
+	for (int i = 0; i < reps; i++) {
+		if (clear_refs())
+			die("clear_refs");
+		SECTION(write_pages(g.p, size, (char)i), size / PAGE);
+	}
+	g.stop = 1;
+	pthread_join(t, NULL);
+	munmap(g.p, size);
+	return NULL;
+}
+
+static const struct bench benches[] = {
+	{ "fork", b_fork, 0, "fork" },
+	{ "forkthp", b_fork, 1, "fork" },
+	{ "forkpin", b_fork, 0, "fork" },
+	{ "copy", b_cow, 0, "page" },
+	{ "reuse", b_cow, 0, "page" },
+	{ "softdirty", b_softdirty, 0, "page" },
+	{ "wprt", b_wprt, 0, "page" },
+	{ "thpcopy", b_cow, 1, "page" },
+	{ "thpreuse", b_cow, 1, "page" },
+	{ "ksm", b_ksm, 0, "page" },
+	{ "swapin", b_swapin, 0, "page" },
+	{ "gupfp", b_gupfp, 0, "page" },
+};
+#define NBENCH (int)(sizeof(benches) / sizeof(benches[0]))
+
+/* ---- driver ------------------------------------------------------------- */
+static uint64_t rng;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static int split(char *s, char **out, int max)
+{
+	int n = 0;
+
+	for (char *t = strtok(s, ","); t && n < max; t = strtok(NULL, ","))
+		out[n++] = t;
+	return n;
+}
+
+static void set_opt(int c, const char *v)
+{
+	switch (c) {
+	case 'r': rounds = atoi(v); break;
+	case 'w': warmup = atoi(v); break;
+	case 's': seed = strtoul(v, NULL, 0); break;
+	case 'i': min_ops = atoi(v); break;
+	case 'S': snprintf(sizes_arg, sizeof(sizes_arg), "%s", v); break;
+	case 'b': snprintf(benches_arg, sizeof(benches_arg), "%s", v); break;
+	case 'p': snprintf(policies_arg, sizeof(policies_arg), "%s", v); break;
+	}
+}
+
+static void from_cmdline(void)
+{
+	static const char *const keys[] = { "rounds", "warmup", "seed", "minops",
+					    "sizes", "benches", "policies" };
+	static const char opts[] = "rwsiSbp";
+	char line[4096] = "";
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (!f || !fgets(line, sizeof(line), f))
+		die("/proc/cmdline");
+	fclose(f);
+	for (char *w = strtok(line, " \n"); w; w = strtok(NULL, " \n")) {
+		if (strncmp(w, "cowbench.", 9))
+			continue;
+		for (int k = 0; k < 7; k++) {
+			size_t l = strlen(keys[k]);
+
+			if (!strncmp(w + 9, keys[k], l) && w[9 + l] == '=')
+				set_opt(opts[k], w + 10 + l);
+		}
+	}
+}
+
+/* The work per sample: the fork benches do min_ops/64 forks (at least 4),
+ * the page benches enough passes over the region for min_ops pages. */
+static int reps_for(const struct bench *b, size_t size)
+{
+	int r;
+
+	if (b->fn == b_ksm)	/* waiting for ksmd to merge is slow */
+		return 1;
+	if (!strcmp(b->unit, "fork")) {
+		r = min_ops / 256;
+		return r < 2 ? 2 : r;
+	}
+	r = (int)((min_ops + size / PAGE - 1) / (size / PAGE));
+	return r < 1 ? 1 : r;
+}
+
+int main(int argc, char **argv)
+{
+	char *pol[8], *szs[8], *bn[MAXB], buf[512];
+	int npol, nsz, nb, have_sysctl;
+	const char *kernel_policy = "exclusive";
+	int opt;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "--cmdline"))
+		from_cmdline();
+	else
+		while ((opt = getopt(argc, argv, "r:w:s:i:S:b:p:")) != -1)
+			set_opt(opt, optarg);
+	/* Same layout every run: no address space randomisation. */
+	if (!(personality(0xffffffff) & ADDR_NO_RANDOMIZE)) {
+		personality(ADDR_NO_RANDOMIZE);
+		execv("/proc/self/exe", argv);
+	}
+	have_sysctl = access("/proc/sys/vm/cow_policy", F_OK) == 0;
+	npol = split(policies_arg, pol, 8);
+	if (!have_sysctl) {
+		/* The unpatched kernel: only its own (exclusive) behaviour. */
+		pol[0] = (char *)kernel_policy;
+		npol = 1;
+	}
+	nsz = split(sizes_arg, szs, 8);
+	if (!strcmp(benches_arg, "all")) {
+		nb = NBENCH;
+		for (int i = 0; i < NBENCH; i++)
+			bn[i] = (char *)benches[i].name;
+	} else {
+		nb = split(benches_arg, bn, MAXB);
+	}
+	rng = seed * 0x9E3779B97F4A7C15ull + 1;
+	printf("# cowbench: rounds=%d warmup=%d seed=%lu minops=%d sizes_kib=%s "
+	       "policies=%d sysctl=%s cowpin=%s thp=%s swap=%s\n", rounds, warmup,
+	       seed, min_ops, sizes_arg, npol, have_sysctl ? "yes" : "no",
+	       have_cowpin() ? "yes" : "no", thp_enabled() ? "yes" : "no",
+	       swap_active() ? "yes" : "no");
+
+	for (int r = 1; r <= warmup + rounds; r++) {
+		int order[8];
+
+		for (int i = 0; i < npol; i++)
+			order[i] = i;
+		for (int i = npol - 1; i > 0; i--) {
+			int j = (int)(rnd() % (uint64_t)(i + 1)), t = order[i];
+
+			order[i] = order[j];
+			order[j] = t;
+		}
+		for (int pi = 0; pi < npol; pi++) {
+			const char *p = pol[order[pi]];
+
+			if (have_sysctl) {
+				snprintf(buf, sizeof(buf), "%s\n", p);
+				if (write_file("/proc/sys/vm/cow_policy", buf))
+					die("write /proc/sys/vm/cow_policy");
+			}
+			printf("# progress round %d of %d (%s), policy %s (%d of %d)\n",
+			       r, warmup + rounds, r <= warmup ? "warm-up" : "measured",
+			       p, pi + 1, npol);
+			for (int bi = 0; bi < nb; bi++) {
+				const struct bench *b = NULL;
+
+				for (int k = 0; k < NBENCH; k++)
+					if (!strcmp(benches[k].name, bn[bi]))
+						b = &benches[k];
+				if (!b) {
+					fprintf(stderr, "cowbench: unknown benchmark %s\n", bn[bi]);
+					return 2;
+				}
+				for (int si = 0; si < nsz; si++) {
+					size_t size = strtoul(szs[si], NULL, 0) << 10;
+					uint64_t ns = 0;
+					unsigned long ops = 0;
+					struct acc acc = { 0 };
+					const char *skip;
+
+					if (b->thp)	/* whole THPs */
+						size = (size + HPAGE - 1) & ~(HPAGE - 1);
+					uint64_t t0 = now_ns();
+
+					skip = b->fn(b, size, reps_for(b, size), &ns, &ops, &acc);
+					t0 = now_ns() - t0;
+					if (skip) {
+						if (r == 1 && pi == 0)
+							printf("BENCH-SKIP bench=%s size_kib=%zu reason=%s\n",
+							       b->name, size >> 10, skip);
+						continue;
+					}
+					printf("BENCH round=%d warm=%d policy=%s bench=%s size_kib=%zu ops=%lu ns=%llu unit=%s sample_ns=%llu",
+					       r, r <= warmup, p, b->name, size >> 10, ops,
+					       (unsigned long long)ns, b->unit,
+					       (unsigned long long)t0);
+					for (int k = 0; k < acc.n; k++)
+						printf(" v.%s=%lld", acc.name[k], acc.d[k]);
+					printf("\n");
+				}
+			}
+		}
+	}
+	if (have_sysctl)
+		write_file("/proc/sys/vm/cow_policy", "exclusive\n");
+	printf("# cowbench: done\n");
+	return 0;
+}
