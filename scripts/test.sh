@@ -78,4 +78,6 @@ for vp in $TEST_MATRIX; do
 	# run-qemu.sh counts the runner's tests and its own failure itself.
 	"$MAKE" --no-print-directory run VARIANT="$v" PROFILE="$p" || true
 done
+# The scenario matrix (tests/expect/scenarios.tsv) from the runs' RESULT lines.
+echo "scenario matrix: $(scripts/matrix.sh "$rdir" || echo "FAILED")"
 summary

@@ -12,8 +12,10 @@
  *     FOLL_WRITE|FOLL_LONGTERM; afterwards the device must read what the
  *     CPU sees, else "stale-pin".
  * uffd-wp-monitor (seeds 000/001, Peter Xu's uffd-wp case): the range is
- *     write-protected and shared with a child; the child reads it with
- *     process_vm_readv() while nobody handles uffd faults.  A GUP read that
+ *     write-protected and shared with a child; the child reads it through
+ *     /proc/<parent>/mem (access_remote_vm(): a FOLL_GET GUP read, as
+ *     ptrace and process_vm_readv() do; the guest kernel has no
+ *     CONFIG_CROSS_MEMORY_ATTACH) while nobody handles uffd faults.  A GUP read that
  *     broke COW by faulting for write (v5.8) would block forever: "hang"
  *     after MONITOR_S seconds.  The pages must also stay write-protected
  *     (pagemap uffd-wp bit), else "wp-lost".  Deterministic.
@@ -238,21 +240,24 @@ static void monitor(void)
 	if (pid < 0)
 		bail("fork");
 	if (!pid) {
-		struct iovec local = { .iov_base = buf, .iov_len = LEN };
-		struct iovec remote = { .iov_base = mem, .iov_len = LEN };
 		struct vmstat scratch;
-		char c;
+		char path[64], c;
+		int memfd;
 
 		scn_warm(&scratch);
 		memset(buf, 0, LEN);
+		snprintf(path, sizeof(path), "/proc/%d/mem", (int)getppid());
+		memfd = open(path, O_RDONLY);
 		if (write(back[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
 			_exit(3);
-		if (process_vm_readv(getppid(), &local, 1, &remote, 1, 0) != (ssize_t)LEN) {
-			printf("# uffd-wp-monitor: process_vm_readv: %m\n");
+		/* access_remote_vm(): FOLL_FORCE|FOLL_GET, no FOLL_WRITE. */
+		if (pread(memfd, buf, LEN, (uintptr_t)mem) != (ssize_t)LEN) {
+			printf("# uffd-wp-monitor: read /proc/%d/mem: %m\n", (int)getppid());
 			fflush(stdout);
 			c = 'e';
-		} else
+		} else {
 			c = scn_count_diff(buf, 'm', LEN) ? 'd' : 'o';
+		}
 		_exit(write(back[1], &c, 1) == 1 ? 0 : 3);
 	}
 	if (read(back[0], &res, 1) != 1)
