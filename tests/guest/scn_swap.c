@@ -29,6 +29,25 @@
 
 enum kind { EXCL, FORK_EXITED, FORK_ALIVE };
 
+/*
+ * Wait (bounded) until no page is under writeback: a swap-cache page still
+ * being written cannot leave the swap cache, so the refcount rule would
+ * copy it (cow_copy_swap) -- a race with the disk, not the case tested.
+ */
+static void wait_writeback(void)
+{
+	struct vmstat vs;
+	double t0 = scn_now();
+
+	do {
+		vmstat_read(&vs);
+		if (vmstat_get(&vs, "nr_writeback") <= 0)
+			return;
+		usleep(20 * 1000);
+	} while (scn_now() - t0 < 5.0);
+	tap_diag("nr_writeback still %lld after 5 s", vmstat_get(&vs, "nr_writeback"));
+}
+
 static int swapped(const char *mem)
 {
 	int n = 0;
@@ -63,6 +82,7 @@ static void run(const char *name, enum kind k)
 		scn_ok(false, "%s: only %d of %d pages swapped out", name, out, NPAGES);
 		return;
 	}
+	wait_writeback();
 	if (k != EXCL) {
 		if (pipe(go) || pipe(back))
 			bail("pipe");
