@@ -58,12 +58,15 @@ export BUILD RESULTS KSRC PATCHES VARIANT PROFILE POLICY TIMEOUT TEST_TIMEOUT \
 	HARNESS_SELFTEST TEST_VARIANTS TEST_MATRIX JOBS CHECKPATCH_IGNORE
 
 .PHONY: help deps tree export kernel driver guest initramfs run test check check-series shell \
-	bench test-harness-failures clean distclean
+	bench bench-report bench-compare bench-repeatability test-harness-failures clean distclean
 
 help:
 	@echo 'cow-policy targets:'
 	@echo '  make test        check, build everything, boot TEST_MATRIX ($(TEST_MATRIX)), summary'
-	@echo '  make bench       PLACEHOLDER benchmark (fork+write 16 MiB per policy)'
+	@echo '  make bench [QUICK=1]   A/B COW microbenchmarks: policies x (cow, unpatched base) -> results/bench-*/'
+	@echo '  make bench-report RUN=<dir>       re-render report.md, plots, summary from raw data'
+	@echo '  make bench-compare A=<dir> B=<dir>   every cell of run B against run A'
+	@echo '  make bench-repeatability   two deterministic runs, fault benchmarks must agree within 0.1%'
 	@echo '  make check       fast host-side checks, no QEMU'
 	@echo '  make check-series  build every prefix of the series, COW_POLICY=y and =n'
 	@echo '  make shell PROFILE=base POLICY=refcount [VARIANT=cow]   interactive guest'
@@ -124,8 +127,22 @@ check-series: tree
 shell: guest initramfs
 	@scripts/run-qemu.sh --shell $(VARIANT) $(PROFILE) $(OBJ)
 
+# make bench: see scripts/bench.sh for the BENCH_* knobs (rounds, sizes, modes).
+QUICK ?=
 bench:
-	@MAKE="$(MAKE)" scripts/bench.sh
+	@MAKE="$(MAKE)" QUICK="$(QUICK)" scripts/bench.sh
+
+bench_dir = $(if $(wildcard $(1)/raw.json $(1)/meta.env),$(1),$(RESULTS)/$(1))
+bench-report:
+	@test -n "$(RUN)" || { echo 'usage: make bench-report RUN=<results/bench-... dir>' >&2; exit 1; }
+	@python3 scripts/benchstat.py report $(call bench_dir,$(RUN)) && cat $(call bench_dir,$(RUN))/summary.txt
+
+bench-compare:
+	@test -n "$(A)" && test -n "$(B)" || { echo 'usage: make bench-compare A=<run dir> B=<run dir>' >&2; exit 1; }
+	@python3 scripts/benchstat.py compare $(call bench_dir,$(A)) $(call bench_dir,$(B))
+
+bench-repeatability:
+	@MAKE="$(MAKE)" scripts/bench-repeat.sh
 
 test-harness-failures:
 	@MAKE="$(MAKE)" scripts/harness-failures.sh

@@ -33,7 +33,10 @@
  *              flight while the main thread does clear_refs 4 + write every
  *              page; op = page, copies are the false-positive COWs
  *
- * Options: -r rounds -w warmup -s seed -S sizes_kib(comma) -b benches(comma
+ * Sizes: the fork benchmarks run at every size of -S, the page benchmarks at
+ * -f KiB (THP ones rounded up to whole 2 MiB THPs).
+ * Options: -r rounds -w warmup -s seed -S sizes_kib(comma) -f fault_kib
+ * -b benches(comma
  * of names without size, or "all") -p policies(comma) -i min_ops
  * --cmdline: take them from cowbench.* words on /proc/cmdline instead.
  */
@@ -67,7 +70,8 @@
 
 static int rounds = 10, warmup = 2, min_ops = 2048;
 static unsigned long seed = 1;
-static char sizes_arg[256] = "256,4096";
+static char sizes_arg[256] = "256,4096";	/* fork benchmarks */
+static unsigned long fault_kib = 1024;		/* page benchmarks */
 static char benches_arg[512] = "all";
 static char policies_arg[256] = "exclusive,refcount,mapcount";
 
@@ -95,20 +99,30 @@ static int vm_wanted(const char *name)
 
 static void vm_read(struct vmstat *v)
 {
-	char name[40];
-	unsigned long long val;
-	FILE *f = fopen("/proc/vmstat", "r");
+	static char buf[16384];
+	int fd = open("/proc/vmstat", O_RDONLY);
+	ssize_t len = 0, n;
+	char *line, *sp;
 
 	v->n = 0;
-	if (!f)
+	if (fd < 0)
 		return;
-	while (fscanf(f, "%39s %llu", name, &val) == 2) {
-		if (!vm_wanted(name) || v->n == MAXV)
+	while (len < (ssize_t)sizeof(buf) - 1 &&
+	       (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = 0;
+	for (line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		sp = strchr(line, ' ');
+		if (!sp || sp - line >= 40 || v->n == MAXV)
 			continue;
-		snprintf(v->name[v->n], sizeof(v->name[0]), "%s", name);
-		v->val[v->n++] = val;
+		*sp = 0;
+		if (vm_wanted(line)) {
+			memcpy(v->name[v->n], line, sp - line + 1);
+			v->val[v->n++] = strtoull(sp + 1, NULL, 10);
+		}
+		*sp = ' ';
 	}
-	fclose(f);
 }
 
 /* ---- helpers --------------------------------------------------------------- */
@@ -532,6 +546,7 @@ static void set_opt(int c, const char *v)
 	case 'w': warmup = atoi(v); break;
 	case 's': seed = strtoul(v, NULL, 0); break;
 	case 'i': min_ops = atoi(v); break;
+	case 'f': fault_kib = strtoul(v, NULL, 0); break;
 	case 'S': snprintf(sizes_arg, sizeof(sizes_arg), "%s", v); break;
 	case 'b': snprintf(benches_arg, sizeof(benches_arg), "%s", v); break;
 	case 'p': snprintf(policies_arg, sizeof(policies_arg), "%s", v); break;
@@ -541,8 +556,8 @@ static void set_opt(int c, const char *v)
 static void from_cmdline(void)
 {
 	static const char *const keys[] = { "rounds", "warmup", "seed", "minops",
-					    "sizes", "benches", "policies" };
-	static const char opts[] = "rwsiSbp";
+					    "sizes", "benches", "policies", "fsize" };
+	static const char opts[] = "rwsiSbpf";
 	char line[4096] = "";
 	FILE *f = fopen("/proc/cmdline", "r");
 
@@ -552,7 +567,7 @@ static void from_cmdline(void)
 	for (char *w = strtok(line, " \n"); w; w = strtok(NULL, " \n")) {
 		if (strncmp(w, "cowbench.", 9))
 			continue;
-		for (int k = 0; k < 7; k++) {
+		for (int k = 0; k < 8; k++) {
 			size_t l = strlen(keys[k]);
 
 			if (!strncmp(w + 9, keys[k], l) && w[9 + l] == '=')
@@ -588,7 +603,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--cmdline"))
 		from_cmdline();
 	else
-		while ((opt = getopt(argc, argv, "r:w:s:i:S:b:p:")) != -1)
+		while ((opt = getopt(argc, argv, "r:w:s:i:S:b:p:f:")) != -1)
 			set_opt(opt, optarg);
 	/* Same layout every run: no address space randomisation. */
 	if (!(personality(0xffffffff) & ADDR_NO_RANDOMIZE)) {
@@ -611,9 +626,9 @@ int main(int argc, char **argv)
 		nb = split(benches_arg, bn, MAXB);
 	}
 	rng = seed * 0x9E3779B97F4A7C15ull + 1;
-	printf("# cowbench: rounds=%d warmup=%d seed=%lu minops=%d sizes_kib=%s "
+	printf("# cowbench: rounds=%d warmup=%d seed=%lu minops=%d fsize_kib=%lu sizes_kib=%s "
 	       "policies=%d sysctl=%s cowpin=%s thp=%s swap=%s\n", rounds, warmup,
-	       seed, min_ops, sizes_arg, npol, have_sysctl ? "yes" : "no",
+	       seed, min_ops, fault_kib, sizes_arg, npol, have_sysctl ? "yes" : "no",
 	       have_cowpin() ? "yes" : "no", thp_enabled() ? "yes" : "no",
 	       swap_active() ? "yes" : "no");
 
@@ -649,15 +664,21 @@ int main(int argc, char **argv)
 					fprintf(stderr, "cowbench: unknown benchmark %s\n", bn[bi]);
 					return 2;
 				}
-				for (int si = 0; si < nsz; si++) {
-					size_t size = strtoul(szs[si], NULL, 0) << 10;
+				int fork_like = !strcmp(b->unit, "fork");
+
+				for (int si = 0; si < (fork_like ? nsz : 1); si++) {
+					size_t size = (fork_like ? strtoul(szs[si], NULL, 0) : fault_kib) << 10;
 					uint64_t ns = 0;
 					unsigned long ops = 0;
 					struct acc acc = { 0 };
 					const char *skip;
 
-					if (b->thp)	/* whole THPs */
+					if (b->thp) {	/* whole THPs, each size once */
 						size = (size + HPAGE - 1) & ~(HPAGE - 1);
+						if (si && size == ((strtoul(szs[si - 1], NULL, 0) << 10) +
+								   HPAGE - 1) / HPAGE * HPAGE)
+							continue;
+					}
 					uint64_t t0 = now_ns();
 
 					skip = b->fn(b, size, reps_for(b, size), &ns, &ops, &acc);

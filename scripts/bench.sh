@@ -14,8 +14,9 @@
 #                      wall: 2 vCPUs, KVM when the probe works, else MTTCG)
 #   BENCH_VARIANTS     "cow base" (base = unpatched Debian 6.1, the baseline)
 #   BENCH_ROUNDS (10) BENCH_WARMUP (2) BENCH_SEED (1)
-#   BENCH_SIZES        sizes in KiB, comma-separated ("256,4096")
-#   BENCH_MINOPS       pages (page benchmarks) per sample; forks = MINOPS/256
+#   BENCH_SIZES        fork benchmark sizes in KiB, comma-separated ("256,4096")
+#   BENCH_FSIZE        page (fault) benchmark region in KiB (1024)
+#   BENCH_MINOPS       pages written per sample (512); forks = MINOPS/256
 #   BENCH_LIST         benchmarks, comma-separated, or "all"
 #   BENCH_SWAP=1       attach a 256 MiB swap disk (swapin benchmark; the
 #                      disk I/O makes det mode non-repeatable)
@@ -32,11 +33,11 @@ export BUILD RESULTS PATCHES
 
 if [ "${QUICK:-0}" = 1 ]; then
 	: "${BENCH_MODES:=det}" "${BENCH_VARIANTS:=cow}" "${BENCH_ROUNDS:=1}"
-	: "${BENCH_WARMUP:=0}" "${BENCH_SIZES:=64}" "${BENCH_MINOPS:=64}"
+	: "${BENCH_WARMUP:=0}" "${BENCH_SIZES:=64}" "${BENCH_FSIZE:=64}" "${BENCH_MINOPS:=64}"
 fi
 : "${BENCH_MODES:=det wall}" "${BENCH_VARIANTS:=cow base}"
 : "${BENCH_ROUNDS:=10}" "${BENCH_WARMUP:=2}" "${BENCH_SEED:=1}"
-: "${BENCH_SIZES:=256,4096}" "${BENCH_MINOPS:=2048}" "${BENCH_LIST:=all}"
+: "${BENCH_SIZES:=256,4096}" "${BENCH_FSIZE:=1024}" "${BENCH_MINOPS:=512}" "${BENCH_LIST:=all}"
 : "${BENCH_SWAP:=0}" "${BENCH_TIMEOUT:=1500}"
 
 short=$(git rev-parse --short=7 HEAD 2>/dev/null || echo nogit)
@@ -66,6 +67,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "command=make bench${QUICK:+ QUICK=$QUICK}"
 	echo "project_commit=$(git rev-parse HEAD 2>/dev/null || echo none)"
+	# shellcheck disable=SC2046 # one patch file per word
 	echo "series_hash=$(hash_files "$PATCHES/series" $(series_patches "$PATCHES" | sed "s|^|$PATCHES/|"))"
 	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
 	echo "host_cpu=$cpu"
@@ -75,6 +77,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "warmup=$BENCH_WARMUP"
 	echo "seed=$BENCH_SEED"
 	echo "sizes_kib=$BENCH_SIZES"
+	echo "fsize_kib=$BENCH_FSIZE"
 	echo "minops=$BENCH_MINOPS"
 	echo "benches=$BENCH_LIST"
 	echo "profile=bench"
@@ -115,7 +118,7 @@ boot() {
 	fi
 	_cmd="$KERNEL_CMDLINE cowtest.groups=bench cowtest.policy=exclusive cowtest.timeout=$BENCH_TIMEOUT"
 	_cmd="$_cmd cowbench.rounds=$BENCH_ROUNDS cowbench.warmup=$BENCH_WARMUP cowbench.seed=$BENCH_SEED"
-	_cmd="$_cmd cowbench.sizes=$BENCH_SIZES cowbench.minops=$BENCH_MINOPS cowbench.benches=$BENCH_LIST"
+	_cmd="$_cmd cowbench.sizes=$BENCH_SIZES cowbench.fsize=$BENCH_FSIZE cowbench.minops=$BENCH_MINOPS cowbench.benches=$BENCH_LIST"
 	{
 		echo "# make bench boot: mode=$_mode variant=$_v accel=$_accel"
 		echo "# kernel: $_kernel ($(kernel_release "$BUILD/obj-$_v"))"

@@ -235,6 +235,8 @@ def collect(run):
 
 # ---- report -------------------------------------------------------------------
 def load(run):
+    if not os.path.exists(os.path.join(run, "raw.json")):
+        collect(run)
     with open(os.path.join(run, "raw.json")) as f:
         return json.load(f)
 
@@ -359,7 +361,7 @@ def report(run):
     P("| --- | --- |")
     for k in ("date", "project_commit", "series_hash", "qemu", "host_cpu",
               "host_cpus", "host_kernel", "profile", "rounds", "warmup", "seed",
-              "sizes_kib", "minops", "benches", "elapsed_s"):
+              "sizes_kib", "fsize_kib", "minops", "benches", "elapsed_s"):
         P("| %s | %s |" % (k, meta.get(k, "")))
     for v in variants:
         P("| kernel %s | %s, config sha256 %s, cowpin %s |" % (
