@@ -80,4 +80,15 @@ for vp in $TEST_MATRIX; do
 done
 # The scenario matrix (tests/expect/scenarios.tsv) from the runs' RESULT lines.
 echo "scenario matrix: $(scripts/matrix.sh "$rdir" || echo "FAILED")"
+# make bench QUICK=1: one tiny deterministic round of every benchmark on the
+# cow kernel, through collect, report and plots: proves the bench pipeline
+# (no timing assertions). Raw data and report in $rdir/bench-quick/.
+case " $built " in
+*" cow "*)
+	step "initramfs cow-bench" initramfs VARIANT=cow PROFILE=bench &&
+		step "bench QUICK=1" bench QUICK=1 BENCH_NOBUILD=1 BENCH_RUN="$rdir/bench-quick" &&
+		record pass "bench QUICK=1 ($rdir/bench-quick/report.md)"
+	;;
+*) record fail "bench QUICK=1 (kernel cow did not build)" ;;
+esac
 summary
