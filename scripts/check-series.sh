@@ -12,7 +12,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 ksrc=$1 patchdir=$2 build=$3
 JOBS=${JOBS:-3}
 wt="$build/series-check"
-lock="$build/.kernel-build.lock"
+lock=${KBUILD_LOCK:-/run/lock/cow-policy-kernel-build.lock}
 pass=0 fail=0
 
 [ -d "$ksrc/.git" ] || die "check-series: no tree at $ksrc (run make tree)"
