@@ -22,8 +22,13 @@ TEST_VARIANTS ?= cow
 TEST_PROFILES ?= base pin thp pmem swap
 # Also: the debug kernel (DEBUG_VM, lockdep) on base and pin, the kernel
 # without CONFIG_COW_POLICY on base, and the cow_policy= boot parameter.
-TEST_EXTRA    ?= debug:base debug:pin nocow:base cow:bootparam
-TEST_MATRIX   ?= $(foreach v,$(TEST_VARIANTS),$(foreach p,$(TEST_PROFILES),$(v):$(p))) $(TEST_EXTRA)
+# flip: the flip stress (tests/guest/flipstress.c, 25 s) on the normal and
+# the debug kernel.
+TEST_EXTRA    ?= debug:base debug:pin nocow:base cow:bootparam cow:flip debug:flip
+# upstream: upstream's cow.c and gup_longterm.c (linux-source-6.12, built
+# by scripts/upstream.sh) under every policy against tests/expect/upstream.tsv.
+TEST_UPSTREAM ?= cow:upstream
+TEST_MATRIX   ?= $(foreach v,$(TEST_VARIANTS),$(foreach p,$(TEST_PROFILES),$(v):$(p))) $(TEST_EXTRA) $(TEST_UPSTREAM)
 # Seconds per QEMU run; the runner's per-test timeout is TEST_TIMEOUT.
 TIMEOUT      ?= 600
 TEST_TIMEOUT ?= 120
@@ -35,7 +40,8 @@ JOBS ?= 3
 PACKAGES = linux-source-6.1 qemu-system-x86 gcc make bison flex bc \
 	libelf-dev libssl-dev kmod dracut-core busybox-static e2fsprogs ccache \
 	strace cpio ministat gnuplot-nox xz-utils rsync util-linux coreutils \
-	shellcheck perl python3-ply
+	shellcheck perl python3-ply \
+	linux-source-6.12 liburing-dev
 EXTRA_PACKAGES ?=
 
 # checkpatch --strict runs on every patch (make check). Ignored, because
@@ -57,7 +63,7 @@ OBJ  = $(BUILD)/obj-$(VARIANT)
 export BUILD RESULTS KSRC PATCHES VARIANT PROFILE POLICY TIMEOUT TEST_TIMEOUT \
 	HARNESS_SELFTEST TEST_VARIANTS TEST_MATRIX JOBS CHECKPATCH_IGNORE
 
-.PHONY: help deps tree export kernel driver guest initramfs run test check check-series shell \
+.PHONY: help deps tree export kernel driver guest initramfs run test check check-series shell soak \
 	bench bench-report bench-compare bench-repeatability test-harness-failures clean distclean
 
 help:
@@ -75,10 +81,11 @@ help:
 	@echo '  make export      tree commits base..cow-policy -> patches/ + series'
 	@echo '  make kernel [VARIANT=cow|nocow|debug|base]'
 	@echo '  make driver [VARIANT=cow]   out-of-tree cowpin.ko -> $(BUILD)/driver/<variant>'
-	@echo '  make guest       static guest programs -> $(BUILD)/guest/bin'
+	@echo '  make guest       static guest programs (and upstream cow.c, gup_longterm.c) -> $(BUILD)/guest/bin'
 	@echo '  make initramfs [VARIANT= PROFILE=]'
 	@echo '  make run [VARIANT= PROFILE= POLICY=]   one QEMU run, results/<run-id>/'
 	@echo '  make test-harness-failures   show that panic, hang and WARNING fail a run'
+	@echo '  make soak DURATION=<min> [VARIANT=debug]   the flip stress (flipstress) for that long'
 	@echo '  make clean       remove results, guest programs, initramfs images'
 	@echo '  make distclean   remove $(BUILD) (kernel trees and objects too)'
 
@@ -106,6 +113,7 @@ driver:
 
 guest:
 	@scripts/guest.sh
+	@scripts/upstream.sh $(KSRC)
 
 initramfs:
 	@scripts/initramfs.sh $(VARIANT) $(PROFILE) $(OBJ)
@@ -146,6 +154,12 @@ bench-repeatability:
 
 test-harness-failures:
 	@MAKE="$(MAKE)" scripts/harness-failures.sh
+
+# The flip stress for DURATION minutes (default 30) on VARIANT (default
+# debug) in the flip profile: make soak DURATION=30
+DURATION ?= 30
+soak:
+	@MAKE="$(MAKE)" DURATION="$(DURATION)" VARIANT="$(if $(filter command line,$(origin VARIANT)),$(VARIANT),debug)" scripts/soak.sh
 
 clean:
 	rm -rf $(RESULTS) $(BUILD)/guest $(BUILD)/initramfs
