@@ -22,9 +22,7 @@ TEST_VARIANTS ?= cow
 TEST_PROFILES ?= base pin thp pmem swap
 # Also: the debug kernel (DEBUG_VM, lockdep) on base and pin, the kernel
 # without CONFIG_COW_POLICY on base, and the cow_policy= boot parameter.
-# flip: the flip stress (tests/guest/flipstress.c, 25 s) on the normal and
-# the debug kernel.
-TEST_EXTRA    ?= debug:base debug:pin nocow:base cow:bootparam cow:flip debug:flip
+TEST_EXTRA    ?= debug:base debug:pin nocow:base cow:bootparam
 # upstream: upstream's cow.c and gup_longterm.c (linux-source-6.12, built
 # by scripts/upstream.sh) under every policy against tests/expect/upstream.tsv.
 TEST_UPSTREAM ?= cow:upstream
@@ -63,7 +61,7 @@ OBJ  = $(BUILD)/obj-$(VARIANT)
 export BUILD RESULTS KSRC PATCHES VARIANT PROFILE POLICY TIMEOUT TEST_TIMEOUT \
 	HARNESS_SELFTEST TEST_VARIANTS TEST_MATRIX JOBS CHECKPATCH_IGNORE
 
-.PHONY: help deps tree export kernel driver guest initramfs run test check check-series shell soak \
+.PHONY: help deps tree export kernel driver guest initramfs run test check check-series shell \
 	bench bench-report bench-compare bench-repeatability test-harness-failures clean distclean
 
 help:
@@ -85,7 +83,6 @@ help:
 	@echo '  make initramfs [VARIANT= PROFILE=]'
 	@echo '  make run [VARIANT= PROFILE= POLICY=]   one QEMU run, results/<run-id>/'
 	@echo '  make test-harness-failures   show that panic, hang and WARNING fail a run'
-	@echo '  make soak DURATION=<min> [VARIANT=debug]   the flip stress (flipstress) for that long'
 	@echo '  make clean       remove results, guest programs, initramfs images'
 	@echo '  make distclean   remove $(BUILD) (kernel trees and objects too)'
 
@@ -154,12 +151,6 @@ bench-repeatability:
 
 test-harness-failures:
 	@MAKE="$(MAKE)" scripts/harness-failures.sh
-
-# The flip stress for DURATION minutes (default 30) on VARIANT (default
-# debug) in the flip profile: make soak DURATION=30
-DURATION ?= 30
-soak:
-	@MAKE="$(MAKE)" DURATION="$(DURATION)" VARIANT="$(if $(filter command line,$(origin VARIANT)),$(VARIANT),debug)" scripts/soak.sh
 
 clean:
 	rm -rf $(RESULTS) $(BUILD)/guest $(BUILD)/initramfs
