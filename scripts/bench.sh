@@ -16,7 +16,7 @@
 #   BENCH_ROUNDS (10) BENCH_WARMUP (2) BENCH_SEED (1)
 #   BENCH_SIZES        fork benchmark sizes in KiB, comma-separated ("256,4096")
 #   BENCH_FSIZE        page (fault) benchmark region in KiB (1024)
-#   BENCH_MINOPS       pages written per sample (512); forks = MINOPS/256
+#   BENCH_MINOPS       pages written per sample (1024); forks = MINOPS/256
 #   BENCH_LIST         benchmarks, comma-separated, or "all"
 #   BENCH_SWAP=1       attach a 256 MiB swap disk (swapin benchmark; the
 #                      disk I/O makes det mode non-repeatable)
@@ -37,7 +37,7 @@ if [ "${QUICK:-0}" = 1 ]; then
 fi
 : "${BENCH_MODES:=det wall}" "${BENCH_VARIANTS:=cow base}"
 : "${BENCH_ROUNDS:=10}" "${BENCH_WARMUP:=2}" "${BENCH_SEED:=1}"
-: "${BENCH_SIZES:=256,4096}" "${BENCH_FSIZE:=1024}" "${BENCH_MINOPS:=512}" "${BENCH_LIST:=all}"
+: "${BENCH_SIZES:=256,4096}" "${BENCH_FSIZE:=1024}" "${BENCH_MINOPS:=1024}" "${BENCH_LIST:=all}"
 : "${BENCH_SWAP:=0}" "${BENCH_TIMEOUT:=1500}"
 
 short=$(git rev-parse --short=7 HEAD 2>/dev/null || echo nogit)
