@@ -22,7 +22,9 @@ TEST_VARIANTS ?= cow
 TEST_PROFILES ?= base pin thp pmem swap
 # Also: the debug kernel (DEBUG_VM, lockdep) on base and pin, the kernel
 # without CONFIG_COW_POLICY on base, and the cow_policy= boot parameter.
-TEST_EXTRA    ?= debug:base debug:pin nocow:base cow:bootparam
+# flip: the flip stress (tests/guest/flipstress.c, 25 s) on the normal and
+# the debug kernel.
+TEST_EXTRA    ?= debug:base debug:pin nocow:base cow:bootparam cow:flip debug:flip
 # upstream: upstream's cow.c and gup_longterm.c (linux-source-6.12, built
 # by scripts/upstream.sh) under every policy against tests/expect/upstream.tsv.
 TEST_UPSTREAM ?= cow:upstream
@@ -61,8 +63,8 @@ OBJ  = $(BUILD)/obj-$(VARIANT)
 export BUILD RESULTS KSRC PATCHES VARIANT PROFILE POLICY TIMEOUT TEST_TIMEOUT \
 	HARNESS_SELFTEST TEST_VARIANTS TEST_MATRIX JOBS CHECKPATCH_IGNORE
 
-.PHONY: help deps tree export kernel driver guest initramfs run test check check-series shell \
-	bench bench-report bench-compare bench-repeatability test-harness-failures clean distclean
+.PHONY: help deps tree export kernel driver guest initramfs run test check check-series shell soak \
+	bench bench-report bench-compare bench-repeatability test-harness-failures test-bad-input check-args clean distclean
 
 help:
 	@echo 'cow-policy targets:'
@@ -83,6 +85,8 @@ help:
 	@echo '  make initramfs [VARIANT= PROFILE=]'
 	@echo '  make run [VARIANT= PROFILE= POLICY=]   one QEMU run, results/<run-id>/'
 	@echo '  make test-harness-failures   show that panic, hang and WARNING fail a run'
+	@echo '  make test-bad-input   harness errors: bad profile/policy/variant, package, patch, no boot'
+	@echo '  make soak DURATION=<min> [VARIANT=debug]   the flip stress (flipstress) for that long'
 	@echo '  make clean       remove results, guest programs, initramfs images'
 	@echo '  make distclean   remove $(BUILD) (kernel trees and objects too)'
 
@@ -115,7 +119,17 @@ guest:
 initramfs:
 	@scripts/initramfs.sh $(VARIANT) $(PROFILE) $(OBJ)
 
-run:
+# POLICY= (run, shell): one of VALID_POLICIES, or a space-separated list of them.
+VALID_POLICIES = exclusive refcount mapcount
+check_policy = $(if $(filter-out $(VALID_POLICIES),$(POLICY)),@echo "unknown POLICY '$(POLICY)'; valid: $(VALID_POLICIES)" >&2; exit 1)
+check_variant = $(if $(FRAGMENTS_$(VARIANT)),,@echo "unknown VARIANT '$(VARIANT)'; valid: $(VARIANTS)" >&2; exit 1)
+
+# check-args: fail before any work on a bad POLICY= or VARIANT=.
+check-args:
+	$(check_policy)
+	$(check_variant)
+
+run: check-args
 	@scripts/run-qemu.sh $(VARIANT) $(PROFILE) $(OBJ)
 
 test:
@@ -129,7 +143,7 @@ check:
 check-series: tree
 	@sh scripts/check-series.sh $(KSRC) $(PATCHES) $(BUILD)
 
-shell: guest initramfs
+shell: check-args guest initramfs
 	@scripts/run-qemu.sh --shell $(VARIANT) $(PROFILE) $(OBJ)
 
 # make bench: see scripts/bench.sh for the BENCH_* knobs (rounds, sizes, modes).
@@ -151,6 +165,18 @@ bench-repeatability:
 
 test-harness-failures:
 	@MAKE="$(MAKE)" scripts/harness-failures.sh
+
+# Host-side bad-input tests of the harness (seconds): unknown profile,
+# policy, variant, a missing package, corrupted and non-applying patches,
+# a guest that never boots. Run by make test after make check.
+test-bad-input:
+	@MAKE="$(MAKE)" scripts/test-bad-input.sh
+
+# The flip stress for DURATION minutes (default 30) on VARIANT (default
+# debug) in the flip profile: make soak DURATION=30
+DURATION ?= 30
+soak:
+	@MAKE="$(MAKE)" DURATION="$(DURATION)" VARIANT="$(if $(filter command line,$(origin VARIANT)),$(VARIANT),debug)" scripts/soak.sh
 
 clean:
 	rm -rf $(RESULTS) $(BUILD)/guest $(BUILD)/initramfs

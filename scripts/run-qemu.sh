@@ -113,6 +113,11 @@ add() { reasons="${reasons:+$reasons; }$1"; }
 case $rc in
 124 | 137) add "timeout after ${TIMEOUT}s (guest hung)" ;;
 esac
+if [ -z "$boot" ]; then
+	why=""
+	[ ! -s "$rdir/$name.qemu.out" ] || why=": qemu: $(head -n 2 "$rdir/$name.qemu.out" | tr '\n' ' ' | cut -c1-200)"
+	add "the guest never reached its runner (no COWTEST-BOOT line; kernel $kernel)$why"
+fi
 [ -n "$status" ] || add "no final runner status line (COWTEST-STATUS)"
 trouble=$("$top/scripts/scan-log.sh" "$log" | tr '\n' ';' | sed 's/;$//; s/;/; /g')
 [ -z "$trouble" ] || add "$trouble"

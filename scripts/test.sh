@@ -52,6 +52,7 @@ summary() {
 step deps deps || summary
 step tree tree || summary
 step check check
+step test-bad-input test-bad-input
 
 # Variants: TEST_VARIANTS plus any variant named in TEST_MATRIX.
 variants=$TEST_VARIANTS
