@@ -58,13 +58,14 @@ for f in tests/groups/*.list guest/groups/*.list; do
 	[ -f "$f" ] || continue
 	missing=""
 	for prog in $(sed 's/#.*//' "$f" | awk 'NF { print $1 }'); do
-		[ -f "tests/guest/$prog.c" ] || [ -f "guest/$prog.c" ] || [ -f "guest/$prog.sh" ] || missing="$missing $prog"
+		[ -f "tests/guest/$prog.c" ] || [ -f "guest/$prog.c" ] || [ -f "guest/$prog.sh" ] ||
+			[ -f "benchmarks/$prog.c" ] || missing="$missing $prog"
 	done
 	if [ -n "$missing" ]; then notok "group list $f" "no program:$missing"; else ok "group list $f"; fi
 done
 
 # 4. guest C programs compile (syntax only).
-for f in tests/guest/*.c guest/*.c; do
+for f in tests/guest/*.c guest/*.c benchmarks/*.c; do
 	[ -f "$f" ] || continue
 	inc=""
 	[ -d tests/guest/lib ] && inc="-Itests/guest/lib"
