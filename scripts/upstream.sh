@@ -57,12 +57,14 @@ CFLAGS="-O2 -static -Wall -Wno-unused-result"
 INC="-I$dir/shim -include $dir/shim/shim.h -isystem $dir/usr/include"
 log="$dir/build.log"
 : >"$log"
+# Relative source names, as upstream's Makefile builds them: gup_longterm.c
+# names its "local tmpfile" after __FILE__ in the current directory.
 for t in cow gup_longterm; do
 	extra=""
-	[ $t = cow ] && extra="$mm/thp_settings.c"
+	[ $t = cow ] && extra="thp_settings.c"
 	# shellcheck disable=SC2086
-	if ! gcc $CFLAGS $INC -o "$out/upstream_$t" "$mm/$t.c" "$mm/vm_util.c" $extra \
-		-luring -lpthread >>"$log" 2>&1; then
+	if ! (cd "$mm" && gcc $CFLAGS $INC -o "$out/upstream_$t" "$t.c" vm_util.c $extra \
+		-luring -lpthread) >>"$log" 2>&1; then
 		grep -E 'error' "$log" | head -n 20 >&2
 		stage "upstream tests" "FAILED (log: $log)" "$start"
 		exit 1
