@@ -81,6 +81,13 @@ for vp in $TEST_MATRIX; do
 done
 # The scenario matrix (tests/expect/scenarios.tsv) from the runs' RESULT lines.
 echo "scenario matrix: $(scripts/matrix.sh "$rdir" || echo "FAILED")"
+# Upstream's cow.c and gup_longterm.c (profile upstream, issue 7): per-policy
+# totals, failing cases with their reasons (tests/expect/upstream.tsv) and the
+# per-case matrix in $rdir/upstream.md, totals appended to matrix.md. The
+# guest already failed the run on a mismatch; this only reports.
+if ls "$rdir"/*-upstream.log >/dev/null 2>&1; then
+	echo "upstream selftests: $(python3 scripts/upstream_report.py "$rdir" || true)"
+fi
 # make bench QUICK=1: one tiny deterministic round of every benchmark on the
 # cow kernel, through collect, report and plots: proves the bench pipeline
 # (no timing assertions). Raw data and report in $rdir/bench-quick/.
