@@ -41,7 +41,8 @@ PACKAGES = linux-source-6.1 qemu-system-x86 gcc make bison flex bc \
 	libelf-dev libssl-dev kmod dracut-core busybox-static e2fsprogs ccache \
 	strace cpio ministat gnuplot-nox xz-utils rsync util-linux coreutils \
 	shellcheck perl python3-ply \
-	linux-source-6.12 liburing-dev
+	linux-source-6.12 liburing-dev \
+	systemtap
 EXTRA_PACKAGES ?=
 
 # checkpatch --strict runs on every patch (make check). Ignored, because
@@ -64,7 +65,7 @@ export BUILD RESULTS KSRC PATCHES VARIANT PROFILE POLICY TIMEOUT TEST_TIMEOUT \
 	HARNESS_SELFTEST TEST_VARIANTS TEST_MATRIX JOBS CHECKPATCH_IGNORE
 
 .PHONY: help deps tree export kernel driver guest initramfs run test check check-series shell soak \
-	bench bench-report bench-compare bench-repeatability test-harness-failures test-bad-input check-args clean distclean
+	bench bench-report bench-compare bench-repeatability test-harness-failures test-bad-input check-args stap trace clean distclean
 
 help:
 	@echo 'cow-policy targets:'
@@ -86,6 +87,8 @@ help:
 	@echo '  make run [VARIANT= PROFILE= POLICY=]   one QEMU run, results/<run-id>/'
 	@echo '  make test-harness-failures   show that panic, hang and WARNING fail a run'
 	@echo '  make test-bad-input   harness errors: bad profile/policy/variant, package, patch, no boot'
+	@echo '  make stap [VARIANT= SCRIPT=]   compile benchmarks/stap/*.stp for the guest kernel'
+	@echo '  make trace PROFILE= POLICY= SCRIPT= [WORKLOAD=]   a stap script live around a guest workload'
 	@echo '  make soak DURATION=<min> [VARIANT=debug]   the flip stress (flipstress) for that long'
 	@echo '  make clean       remove results, guest programs, initramfs images'
 	@echo '  make distclean   remove $(BUILD) (kernel trees and objects too)'
@@ -171,6 +174,17 @@ test-harness-failures:
 # a guest that never boots. Run by make test after make check.
 test-bad-input:
 	@MAKE="$(MAKE)" scripts/test-bad-input.sh
+
+# systemtap (benchmarks/stap/): compile SCRIPT (default: all) on the host
+# for VARIANT into $(BUILD)/stap/<variant>/; the initramfs of that variant
+# then carries the modules, staprun and stapio.
+SCRIPT ?=
+stap: check-args
+	@scripts/stap.sh $(VARIANT) $(OBJ) $(SCRIPT)
+
+# make trace PROFILE=<p> POLICY=<policy> SCRIPT=<name> [WORKLOAD="cmd args"]
+trace: check-args
+	@MAKE="$(MAKE)" SCRIPT="$(SCRIPT)" WORKLOAD="$(WORKLOAD)" scripts/trace.sh
 
 # The flip stress for DURATION minutes (default 30) on VARIANT (default
 # debug) in the flip profile: make soak DURATION=30

@@ -16,6 +16,6 @@ grep -q "^/dev/vda " /proc/swaps || { echo "/dev/vda is not swapping"; exit 1; }
 echo madvise > /sys/kernel/mm/transparent_hugepage/enabled
 grep -E "^(MemTotal|MemAvailable):" /proc/meminfo
 '
-TEST_GROUPS="flipstress"
+TEST_GROUPS="flipstress stap"
 # flipstress starts from this policy and flips among all three itself.
 POLICIES="exclusive"

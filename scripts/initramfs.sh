@@ -45,10 +45,19 @@ if [ -f "$BUILD/driver/$variant/cowpin.ko" ]; then
 	cp "$BUILD/driver/$variant/cowpin.ko" "$stagedir/usr/lib/modules/cowpin.ko"
 fi
 
+# systemtap modules (scripts/stap.sh, make stap) for this variant: the
+# modules in /usr/lib/stap, staprun and stapio with their libraries.
+install="strace busybox mke2fs"
+if ls "$BUILD/stap/$variant/"*.ko >/dev/null 2>&1 && command -v staprun >/dev/null 2>&1; then
+	mkdir -p "$stagedir/usr/lib/stap"
+	cp "$BUILD/stap/$variant/"*.ko "$stagedir/usr/lib/stap/"
+	install="$install staprun /usr/lib/systemtap/stapio"
+fi
+
 log="$dir/$variant-$profile.dracut.log"
 if ! dracut --conf /dev/null --confdir "$dir/empty-confdir" -N --no-kernel \
 	--no-early-microcode --no-compress -m bash \
-	--include "$stagedir" / --install "strace busybox mke2fs" \
+	--include "$stagedir" / --install "$install" \
 	-f "$img" "$kver" >"$log" 2>&1; then
 	tail -n 20 "$log" >&2
 	stage "initramfs $variant-$profile" "FAILED (log: $log)" "$start"

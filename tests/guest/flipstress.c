@@ -70,7 +70,7 @@
 #endif
 #define THP_SIZE	(2UL << 20)
 /* MemAvailable may end at most this much below its start. */
-#define MEM_TOL_KB	(16 * 1024)
+#define MEM_TOL_KB	(8 * 1024)
 
 enum { W_FORK, W_THP, W_PIN, W_VMSPLICE, W_ODIRECT, W_CLEARREFS, W_UFFD,
 	W_KSM, W_SWAP, NR_W };
