@@ -159,15 +159,8 @@ static void run_child_alive(struct outcome *out)
 /* fork(), the child exits at once, then the parent writes. */
 static void run_child_exited(struct outcome *out)
 {
-	pid_t pid;
-
 	map_area();
-	pid = fork();
-	if (pid < 0)
-		bail("fork");
-	if (!pid)
-		_exit(0);
-	waitpid(pid, NULL, 0);
+	fork_exit_child();
 	warm(&out->before);
 	fill('n');
 	vmstat_read(&out->after);
@@ -209,16 +202,10 @@ static char drain_pipe(int fd)
  */
 static void run_gup_ref_exited(struct outcome *out)
 {
-	pid_t pid;
 	int fd;
 
 	map_area();
-	pid = fork();
-	if (pid < 0)
-		bail("fork");
-	if (!pid)
-		_exit(0);
-	waitpid(pid, NULL, 0);
+	fork_exit_child();
 	warm(&out->before);
 	fd = splice_area();
 	fill('n');

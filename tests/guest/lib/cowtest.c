@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cowtest.h"
@@ -161,4 +162,16 @@ int cow_policy_write(const char *buf, size_t len)
 	ret = ret < 0 ? -errno : 0;
 	close(fd);
 	return ret;
+}
+
+void fork_exit_child(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		bail("fork");
+	if (!pid)
+		_exit(0);
+	if (waitpid(pid, NULL, 0) != pid)
+		bail("waitpid");
 }

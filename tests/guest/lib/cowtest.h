@@ -41,6 +41,12 @@ const char *cow_policy_now(void);
 bool cow_policy_present(void);
 int cow_policy_write(const char *buf, size_t len);
 
+/*
+ * fork() a child that exits at once, and reap it: the caller's private
+ * anonymous pages are then mapped once again, but no longer exclusive.
+ */
+void fork_exit_child(void);
+
 /* Die with a "Bail out!" line. */
 void bail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
