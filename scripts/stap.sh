@@ -17,7 +17,7 @@ newer() { [ -n "$(find "$1" -newer "$2" 2>/dev/null)" ]; }
 command -v stap >/dev/null 2>&1 || die "stap: systemtap is not installed (make deps installs package systemtap)"
 sys=/usr/share/systemtap/runtime
 rt="$BUILD/stap/runtime"
-if [ ! -f "$rt/.cow-policy-fixed" ] || newer "$sys/stp_task_work.c" "$rt/.cow-policy-fixed"; then
+if [ ! -f "$rt/.cow-policy-fixed" ] || newer "$0" "$rt/.cow-policy-fixed" || newer "$sys/stp_task_work.c" "$rt/.cow-policy-fixed"; then
 	rm -rf "$rt"
 	mkdir -p "$BUILD/stap"
 	cp -a "$sys" "$rt"
@@ -26,6 +26,15 @@ if [ ! -f "$rt/.cow-policy-fixed" ] || newer "$sys/stp_task_work.c" "$rt/.cow-po
 		"$rt/stp_task_work.c"
 	[ "$(grep -c task_work_cancel_func "$rt/stp_task_work.c")" = 2 ] ||
 		die "stap: the task_work_cancel_func fix did not apply to $rt/stp_task_work.c"
+	# 6.1's kallsyms_on_each_symbol() may sleep (cond_resched()); the
+	# runtime calls it under preempt_disable(), which the debug kernel
+	# reports as "BUG: sleeping function called from invalid context"
+	# when a kprobe is registered. Drop that preempt_disable() pair.
+	sed -i -e '/preempt_disable();/{N;s/preempt_disable();\n\([[:space:]]*kallsyms_on_each_symbol(stapkp_symbol_callback, &sd);\)/\1/}' \
+		-e '/kallsyms_on_each_symbol(stapkp_symbol_callback, &sd);/{N;s/\n[[:space:]]*preempt_enable();//}' \
+		"$rt/linux/kprobes.c"
+	[ "$(grep -c -B1 'kallsyms_on_each_symbol(stapkp_symbol_callback' "$rt/linux/kprobes.c" | grep -c preempt_disable)" = 0 ] ||
+		die "stap: the kallsyms preempt fix did not apply to $rt/linux/kprobes.c"
 	touch "$rt/.cow-policy-fixed"
 fi
 [ -f "$obj/Module.symvers" ] || die "stap: no $obj/Module.symvers (make kernel VARIANT=$variant)"
@@ -37,7 +46,7 @@ for s in "$@"; do
 	src="benchmarks/stap/$s.stp"
 	[ -f "$src" ] || die "stap: no script $src; have: $(cd benchmarks/stap && ls ./*.stp | sed 's|^\./||; s|\.stp$||' | tr '\n' ' ')"
 	ko="$out/$s.ko"
-	if newer "$ko" "$src" && newer "$ko" "$obj/vmlinux"; then continue; fi
+	if newer "$ko" "$src" && newer "$ko" "$obj/vmlinux" && newer "$ko" "$rt/.cow-policy-fixed"; then continue; fi
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/cow-stap.XXXXXX")
 	if ! (cd "$tmp" && stap -p4 -R "$(cd "$rt" && pwd)" -r "$obj" -m "$s" "$OLDPWD/$src") >"$out/$s.log" 2>&1; then
 		tail -n 20 "$out/$s.log" >&2

@@ -70,7 +70,7 @@
 #endif
 #define THP_SIZE	(2UL << 20)
 /* MemAvailable may end at most this much below its start. */
-#define MEM_TOL_KB	(8 * 1024)
+#define MEM_TOL_KB	(24 * 1024)
 
 enum { W_FORK, W_THP, W_PIN, W_VMSPLICE, W_ODIRECT, W_CLEARREFS, W_UFFD,
 	W_KSM, W_SWAP, NR_W };
@@ -607,7 +607,15 @@ static void *uffd_handler(void *a)
 					   PAGE_SIZE },
 				.mode = 0,
 			};
-			ioctl(uffd, UFFDIO_WRITEPROTECT, &wp);
+			int tries = 0;
+
+			/* the faulting thread waits for this: never give up */
+			while (ioctl(uffd, UFFDIO_WRITEPROTECT, &wp) && tries++ < 1000) {
+				if (!sh->err[W_UFFD][0])
+					snprintf(sh->err[W_UFFD], sizeof(sh->err[W_UFFD]),
+						 "(unprotect retried: %s)", strerror(errno));
+				usleep(1000);
+			}
 		}
 	}
 }
@@ -997,10 +1005,19 @@ int main(int argc, char **argv)
 		/* Workers stop at the deadline; 60 s more is a hang. */
 		while (waitpid(pid[k], &status, WNOHANG) == 0) {
 			if (now() > deadline + 60) {
-				tap_diag("worker %s hangs: killed", wname[k]);
+				char cmd[160];
+
+				tap_diag("worker %s hangs: its threads (state, wchan), then killed", wname[k]);
+				snprintf(cmd, sizeof(cmd),
+					 "for t in /proc/%d/task/*; do echo \"    $t: $(cut -d' ' -f3 $t/stat) $(cat $t/wchan)\"; cat $t/stack 2>/dev/null; done",
+					 pid[k]);
+				if (system(cmd))
+					tap_diag("could not list the threads");
 				sh->fail[k]++;
 				snprintf(sh->err[k], sizeof(sh->err[k]), "hung");
 				kill(pid[k], SIGKILL);
+				waitpid(pid[k], &status, 0);
+				break;
 			}
 			usleep(100000);
 		}
