@@ -63,7 +63,7 @@ built=""
 for v in $variants; do
 	step "kernel $v" kernel VARIANT="$v" SKIP_TREE=1 && built="$built $v" &&
 		step "driver $v" driver VARIANT="$v" &&
-		case $v in cow | debug) step "stap $v" stap VARIANT="$v" SCRIPT=cow_decisions ;; esac
+		case $v in cow) step "stap $v" stap VARIANT="$v" SCRIPT=cow_decisions ;; esac
 done
 step guest guest || summary
 
