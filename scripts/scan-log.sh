@@ -8,7 +8,8 @@ log=$1
 found=0
 for pat in 'WARNING:' 'BUG:' 'Oops' 'general protection fault' 'Kernel panic' \
 	'possible circular locking' 'possible recursive locking' \
-	'inconsistent lock state' 'INFO: lockdep' 'suspicious RCU usage'; do
+	'inconsistent lock state' 'INFO: lockdep' 'suspicious RCU usage' \
+	'self-detected stall' 'detected stalls on CPUs' 'blocked for more than'; do
 	hit=$(grep -n -F -m 1 -- "$pat" "$log" | tr -d '\r' | cut -c1-160)
 	if [ -n "$hit" ]; then
 		echo "kernel log has '$pat' (line ${hit%%:*}: ${hit#*:})"
