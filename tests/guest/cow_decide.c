@@ -93,13 +93,7 @@ static void warm(struct vmstat *snap)
 
 static void map_area(void)
 {
-	area = mmap(NULL, LEN, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (area == MAP_FAILED)
-		bail("mmap");
-	/* THP would turn this into one PMD decision; these are PTE tests. */
-	madvise(area, LEN, MADV_NOHUGEPAGE);
-	fill('o');
+	area = map_anon_ptes(LEN, 'o');
 }
 
 static pid_t fork_child(int *go, int *done)

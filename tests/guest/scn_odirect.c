@@ -59,11 +59,7 @@ static void gupref_clear_refs(void)
 
 	if (!row)
 		return;
-	mem = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
-		bail("mmap");
-	madvise(mem, LEN, MADV_NOHUGEPAGE);
-	memset(mem, 'o', LEN);
+	mem = map_anon_ptes(LEN, 'o');
 	memset(buf, 0, LEN);
 	if (pipe(p) || fcntl(p[1], F_SETPIPE_SZ, (int)LEN) < (int)LEN)
 		bail("pipe");

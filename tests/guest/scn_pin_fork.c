@@ -73,11 +73,7 @@ static void run(int fd, const struct cs *cs)
 
 	if (!row)
 		return;
-	mem = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
-		bail("mmap");
-	madvise(mem, LEN, MADV_NOHUGEPAGE);
-	memset(mem, 'o', LEN);
+	mem = map_anon_ptes(LEN, 'o');
 	if (pipe(go) || pipe(back))
 		bail("pipe");
 	scn_warm(&before);

@@ -68,11 +68,7 @@ static void run(const char *name, enum kind k)
 
 	if (!row)
 		return;
-	mem = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
-		bail("mmap");
-	madvise(mem, LEN, MADV_NOHUGEPAGE);
-	memset(mem, 'o', LEN);
+	mem = map_anon_ptes(LEN, 'o');
 	for (int tries = 0; tries < 5 && (out = swapped(mem)) < NPAGES; tries++) {
 		madvise(mem, LEN, MADV_PAGEOUT);
 		if (tries)

@@ -225,11 +225,7 @@ static void monitor(void)
 
 	if (!row)
 		return;
-	mem = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
-		bail("mmap");
-	madvise(mem, LEN, MADV_NOHUGEPAGE);
-	memset(mem, 'm', LEN);
+	mem = map_anon_ptes(LEN, 'm');
 	uffd = uffd_open();
 	uffd_register(uffd, mem, LEN);
 	if (uffd_wp(uffd, mem, LEN, true))

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -174,4 +175,16 @@ void fork_exit_child(void)
 		_exit(0);
 	if (waitpid(pid, NULL, 0) != pid)
 		bail("waitpid");
+}
+
+char *map_anon_ptes(size_t len, char c)
+{
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		bail("mmap");
+	madvise(p, len, MADV_NOHUGEPAGE);
+	memset(p, c, len);
+	return p;
 }

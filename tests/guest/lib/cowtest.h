@@ -42,6 +42,12 @@ bool cow_policy_present(void);
 int cow_policy_write(const char *buf, size_t len);
 
 /*
+ * A private anonymous mapping of len bytes, filled with c, kept out of THP
+ * (MADV_NOHUGEPAGE) so that every write fault is a PTE-level decision.
+ */
+char *map_anon_ptes(size_t len, char c);
+
+/*
  * fork() a child that exits at once, and reap it: the caller's private
  * anonymous pages are then mapped once again, but no longer exclusive.
  */
