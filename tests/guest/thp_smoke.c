@@ -11,31 +11,10 @@
 #include <sys/mman.h>
 
 #include "cowtest.h"
+#include "scn.h"
 
 #define HPAGE	(2UL << 20)
 #define LEN	(4 * HPAGE)
-
-/* AnonHugePages (kB) of the smaps entry that starts at addr. */
-static long anon_huge_kb(uintptr_t addr)
-{
-	char line[256];
-	long kb = -1;
-	int in = 0;
-	FILE *f = fopen("/proc/self/smaps", "r");
-
-	if (!f)
-		bail("/proc/self/smaps");
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long start, end;
-
-		if (sscanf(line, "%lx-%lx ", &start, &end) == 2 && strchr(line, '-') < strchr(line, ' '))
-			in = start <= addr && addr < end;
-		else if (in && !strncmp(line, "AnonHugePages:", 14))
-			kb = atol(line + 14);
-	}
-	fclose(f);
-	return kb;
-}
 
 static void show(const char *path)
 {
@@ -70,7 +49,7 @@ int main(void)
 		p[i] = 1;
 	vmstat_read(&after);
 	allocs = vmstat_delta(&before, &after, "thp_fault_alloc");
-	kb = anon_huge_kb((uintptr_t)p);
+	kb = scn_anon_huge_kb(p);
 	tap_result(kb >= 2048, "AnonHugePages %ld kB in smaps (want >= 2048, %lu touched)",
 		   kb, LEN >> 10);
 	tap_result(allocs >= 1, "thp_fault_alloc moved by %ld (want >= 1)", allocs);
