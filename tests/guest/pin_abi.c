@@ -33,8 +33,8 @@
 #include "cowtest.h"
 #include "cowpin_lib.h"
 
-#define NOPS		12000
-#define REOPEN_EVERY	1500
+#define NOPS		100000
+#define REOPEN_EVERY	5000
 #define MAX_WRITERS	3
 #define POOL_LEN	(1UL << 20)	/* the read-write pool and the I/O buffer */
 #define SMALL_LEN	(64UL << 10)	/* the other pools */
