@@ -428,7 +428,8 @@ static uint64_t pick_len(uint64_t room)
 	case 3:
 		return 8192 - 1 + rnd() % 3;
 	default:
-		return 1 + rnd() % (room < 65536 ? room : 65536);
+		/* room is 0 when the address is the end of its pool. */
+		return 1 + rnd() % (room && room < 65536 ? room : 65536);
 	}
 }
 
