@@ -12,6 +12,12 @@ log="$obj/build.log"
 # each other down. KBUILD_LOCK overrides.
 lock=${KBUILD_LOCK:-/run/lock/cow-policy-kernel-build.lock}
 
+# ccache keys on absolute paths; rewrite those under the common parent of
+# tree and object dir so that a fresh clone elsewhere hits the same cache.
+CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(cd "$tree/.." && pwd -P)}
+CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
+export CCACHE_BASEDIR CCACHE_NOHASHDIR
+
 kmake() {
 	make -C "$tree" O="$obj" -j"$JOBS" CC="ccache gcc" \
 		KBUILD_BUILD_TIMESTAMP='2024-01-01' KBUILD_BUILD_USER=cow \
