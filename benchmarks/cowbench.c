@@ -38,6 +38,8 @@
  * Options: -r rounds -w warmup -s seed -S sizes_kib(comma) -f fault_kib
  * -b benches(comma
  * of names without size, or "all") -p policies(comma) -i min_ops
+ * -P phase (spin a seeded random 0..phase-1 loops before each timed section;
+ * make bench uses it in deterministic mode, see phase_spin())
  * --cmdline: take them from cowbench.* words on /proc/cmdline instead.
  */
 #define _GNU_SOURCE
@@ -204,9 +206,37 @@ struct sample {
 	struct vmstat a, b;
 };
 
+static unsigned long phase_max;	/* det mode: spin up to this many loops */
+static uint64_t phase_rng;
+
+/*
+ * Under QEMU -icount a timer tick lands in a timed section at a phase fixed
+ * by everything the guest executed before, and that differs between
+ * kernels: the same section may catch a tick in every round on one kernel
+ * and in none on the other, a difference of 10^5 instructions that is not
+ * the kernels'.  A seeded random spin before each section spreads the
+ * phase over the tick period, so that on every kernel most sections are
+ * tick-free and the median is one of them.
+ */
+static void phase_spin(void)
+{
+	volatile unsigned long i;
+	unsigned long n;
+
+	if (!phase_max)
+		return;
+	phase_rng ^= phase_rng << 13;
+	phase_rng ^= phase_rng >> 7;
+	phase_rng ^= phase_rng << 17;
+	n = phase_rng % phase_max;
+	for (i = 0; i < n; i++)
+		;
+}
+
 static void t_start(struct sample *s)
 {
 	vm_read(&s->a);
+	phase_spin();
 	s->ns -= now_ns();
 }
 
@@ -550,14 +580,16 @@ static void set_opt(int c, const char *v)
 	case 'S': snprintf(sizes_arg, sizeof(sizes_arg), "%s", v); break;
 	case 'b': snprintf(benches_arg, sizeof(benches_arg), "%s", v); break;
 	case 'p': snprintf(policies_arg, sizeof(policies_arg), "%s", v); break;
+	case 'P': phase_max = strtoul(v, NULL, 0); break;
 	}
 }
 
 static void from_cmdline(void)
 {
 	static const char *const keys[] = { "rounds", "warmup", "seed", "minops",
-					    "sizes", "benches", "policies", "fsize" };
-	static const char opts[] = "rwsiSbpf";
+					    "sizes", "benches", "policies", "fsize",
+					    "phase" };
+	static const char opts[] = "rwsiSbpfP";
 	char line[4096] = "";
 	FILE *f = fopen("/proc/cmdline", "r");
 
@@ -567,7 +599,7 @@ static void from_cmdline(void)
 	for (char *w = strtok(line, " \n"); w; w = strtok(NULL, " \n")) {
 		if (strncmp(w, "cowbench.", 9))
 			continue;
-		for (int k = 0; k < 8; k++) {
+		for (int k = 0; k < (int)(sizeof(keys) / sizeof(keys[0])); k++) {
 			size_t l = strlen(keys[k]);
 
 			if (!strncmp(w + 9, keys[k], l) && w[9 + l] == '=')
@@ -603,7 +635,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--cmdline"))
 		from_cmdline();
 	else
-		while ((opt = getopt(argc, argv, "r:w:s:i:S:b:p:f:")) != -1)
+		while ((opt = getopt(argc, argv, "r:w:s:i:S:b:p:f:P:")) != -1)
 			set_opt(opt, optarg);
 	/* Same layout every run: no address space randomisation. */
 	if (!(personality(0xffffffff) & ADDR_NO_RANDOMIZE)) {
@@ -626,6 +658,7 @@ int main(int argc, char **argv)
 		nb = split(benches_arg, bn, MAXB);
 	}
 	rng = seed * 0x9E3779B97F4A7C15ull + 1;
+	phase_rng = seed * 0xD1B54A32D192ED03ull + 1;
 	printf("# cowbench: rounds=%d warmup=%d seed=%lu minops=%d fsize_kib=%lu sizes_kib=%s "
 	       "policies=%d sysctl=%s cowpin=%s thp=%s swap=%s\n", rounds, warmup,
 	       seed, min_ops, fault_kib, sizes_arg, npol, have_sysctl ? "yes" : "no",

@@ -13,6 +13,8 @@
 #   BENCH_MODES        "det wall" (det: -icount shift=0,sleep=off, 1 vCPU;
 #                      wall: 2 vCPUs, KVM when the probe works, else MTTCG)
 #   BENCH_VARIANTS     "cow base" (base = unpatched Debian 6.1, the baseline)
+#   BENCH_EXCL_ONLY    1: det mode also boots cow with "exclusive" alone
+#                      (cowx), the overhead comparison against base; 0: not
 #   BENCH_ROUNDS (15) BENCH_WARMUP (2) BENCH_SEED (1)
 #   BENCH_SIZES        fork benchmark sizes in KiB, comma-separated ("256,4096")
 #   BENCH_FSIZE        page (fault) benchmark region in KiB (1024)
@@ -20,6 +22,10 @@
 #   BENCH_MINOPS_DET   det mode: the same (256: one pass over BENCH_FSIZE, so
 #                      that most samples contain no timer interrupt and the
 #                      median is the interrupt-free instruction count)
+#   BENCH_PHASE_DET    det mode: spin a seeded random 0..N-1 loops before each
+#                      timed section (1000000, about one 4 ms tick of
+#                      instructions), so that timer ticks fall at a random
+#                      phase on every kernel; 0 turns it off
 #   BENCH_LIST         benchmarks, comma-separated, or "all"
 #   BENCH_SWAP=1       attach a 256 MiB swap disk (swapin benchmark; the
 #                      disk I/O makes det mode non-repeatable)
@@ -42,7 +48,7 @@ fi
 : "${BENCH_MODES:=det wall}" "${BENCH_VARIANTS:=cow base}"
 : "${BENCH_ROUNDS:=15}" "${BENCH_WARMUP:=2}" "${BENCH_SEED:=1}"
 : "${BENCH_SIZES:=256,4096}" "${BENCH_FSIZE:=1024}" "${BENCH_MINOPS:=1024}" "${BENCH_LIST:=all}"
-: "${BENCH_MINOPS_DET:=256}"
+: "${BENCH_MINOPS_DET:=256}" "${BENCH_PHASE_DET:=1000000}"
 : "${BENCH_SWAP:=0}" "${BENCH_TIMEOUT:=1500}"
 
 short=$(git rev-parse --short=7 HEAD 2>/dev/null || echo nogit)
@@ -95,12 +101,31 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	done
 } >"$run/meta.env"
 
+# Deterministic mode also boots the cow kernel with "exclusive" alone (cowx)
+# when base is measured too: BENCH_EXCL_ONLY=0 leaves it out.
+det_extra=""
+case " $BENCH_VARIANTS " in *" cow "*)
+	case " $BENCH_VARIANTS " in *" base "*)
+		[ "${BENCH_EXCL_ONLY:-1}" = 0 ] || det_extra=cowx ;;
+	esac ;;
+esac
+if [ -n "$det_extra" ]; then
+	echo "kernel_cowx=$(kernel_release "$BUILD/obj-cow") (cow, policy exclusive only)" >>"$run/meta.env"
+	echo "config_hash_cowx=$(sha256sum <"$BUILD/obj-cow/.config" | cut -c1-16)" >>"$run/meta.env"
+fi
+
 # ---- one boot per (mode, kernel) --------------------------------------------
 # boot MODE VARIANT: run QEMU in the background, print progress, check the log.
 boot() {
-	_mode=$1 _v=$2
-	_kernel="$BUILD/obj-$_v/arch/x86/boot/bzImage"
-	_initrd="$BUILD/initramfs/$_v-bench.img"
+	_mode=$1 _v=$2 _k=$2 _pol=""
+	if [ "$_v" = cowx ]; then
+		# The cow kernel running "exclusive" alone, like base does: the
+		# framework-overhead comparison, free of what the other
+		# policies' rounds leave behind (page lists, LRU, sticky pins).
+		_k=cow _pol=" cowbench.policies=exclusive"
+	fi
+	_kernel="$BUILD/obj-$_k/arch/x86/boot/bzImage"
+	_initrd="$BUILD/initramfs/$_k-bench.img"
 	_log="$run/$_mode-$_v.log"
 	case $_mode in
 	det)
@@ -124,11 +149,14 @@ boot() {
 	_cmd="$KERNEL_CMDLINE cowtest.groups=bench cowtest.policy=exclusive cowtest.timeout=$BENCH_TIMEOUT"
 	_cmd="$_cmd cowbench.rounds=$BENCH_ROUNDS cowbench.warmup=$BENCH_WARMUP cowbench.seed=$BENCH_SEED"
 	_minops=$BENCH_MINOPS
-	[ "$_mode" != det ] || _minops=$BENCH_MINOPS_DET
-	_cmd="$_cmd cowbench.sizes=$BENCH_SIZES cowbench.fsize=$BENCH_FSIZE cowbench.minops=$_minops cowbench.benches=$BENCH_LIST"
+	if [ "$_mode" = det ]; then
+		_minops=$BENCH_MINOPS_DET
+		_pol="$_pol cowbench.phase=$BENCH_PHASE_DET"
+	fi
+	_cmd="$_cmd cowbench.sizes=$BENCH_SIZES cowbench.fsize=$BENCH_FSIZE cowbench.minops=$_minops cowbench.benches=$BENCH_LIST$_pol"
 	{
 		echo "# make bench boot: mode=$_mode variant=$_v accel=$_accel"
-		echo "# kernel: $_kernel ($(kernel_release "$BUILD/obj-$_v"))"
+		echo "# kernel: $_kernel ($(kernel_release "$BUILD/obj-$_k"))"
 		echo "# cmdline: $_cmd"
 		echo "# qemu: $_qargs -m 1G $_disk"
 	} >"$_log"
@@ -174,7 +202,7 @@ for m in $BENCH_MODES; do
 		# The deterministic guest's results do not depend on host speed:
 		# its boots may share the host's CPUs.
 		pids=""
-		for v in $BENCH_VARIANTS; do
+		for v in $BENCH_VARIANTS $det_extra; do
 			boot det "$v" &
 			pids="$pids $!"
 		done
