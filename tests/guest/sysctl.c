@@ -84,12 +84,30 @@ static int in_child(int (*fn)(void))
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 255;
 }
 
-/* An unprivileged user cannot even open the file for writing (0644). */
+/* An unprivileged user opens the file (0666) and gets EPERM on write. */
 static int as_nobody(void)
 {
 	if (setgid(65534) || setuid(65534))
 		return 100;
 	return -set("mapcount");
+}
+
+#define RACE_WRITES 3000
+
+/*
+ * An unprivileged writer racing the privileged one: every one of its
+ * writes must fail with EPERM.  Returns how many did not (at most 99).
+ */
+static int nobody_races(void)
+{
+	int i, bad = 0;
+
+	if (setgid(65534) || setuid(65534))
+		return 100;
+	for (i = 0; i < RACE_WRITES; i++)
+		if (set(names[i % 3]) != -EPERM && bad < 99)
+			bad++;
+	return bad;
 }
 
 /* Root without CAP_SYS_ADMIN gets EPERM from the handler. */
@@ -120,7 +138,7 @@ int main(void)
 		return tap_exit();
 	}
 	memset(longbuf, 'a', sizeof(longbuf));
-	tap_plan(3 * 3 + 2 * (int)(sizeof(bad_inputs) / sizeof(bad_inputs[0])) + 11);
+	tap_plan(3 * 3 + 2 * (int)(sizeof(bad_inputs) / sizeof(bad_inputs[0])) + 13);
 	snprintf(orig, sizeof(orig), "%s", cow_policy_now());
 
 	/* Valid values round-trip, with and without a newline. */
@@ -162,10 +180,43 @@ int main(void)
 	/* Privilege. */
 	snprintf(before, sizeof(before), "%s", cow_policy_now());
 	ret = in_child(as_nobody);
-	tap_result(ret == EACCES, "uid 65534: EACCES on open (got %d)", ret);
+	tap_result(ret == EPERM, "uid 65534: EPERM on write (got %d)", ret);
 	ret = in_child(without_cap_sys_admin);
 	tap_result(ret == EPERM, "root without CAP_SYS_ADMIN: EPERM (got %d)", ret);
 	tap_result(!strcmp(cow_policy_now(), before), "value unchanged by them");
+
+	/* Unprivileged writers racing a privileged one and readers. */
+	{
+		pid_t kids[2];
+		int k, bad = 0, odd = 0, status;
+
+		for (k = 0; k < 2; k++) {
+			kids[k] = fork();
+			if (kids[k] < 0)
+				bail("fork");
+			if (!kids[k])
+				_exit(nobody_races());
+		}
+		for (i = 0; i < 600; i++) {
+			const char *now;
+
+			if (set(names[i % 3]))
+				odd++;
+			now = cow_policy_now();
+			if (strcmp(now, names[0]) && strcmp(now, names[1]) &&
+			    strcmp(now, names[2]))
+				odd++;
+		}
+		for (k = 0; k < 2; k++) {
+			waitpid(kids[k], &status, 0);
+			bad += WIFEXITED(status) ? WEXITSTATUS(status) : 255;
+		}
+		tap_result(!bad, "2 unprivileged writers x %d racing: every write EPERM (%d not)",
+			   RACE_WRITES, bad);
+		tap_result(!odd, "600 privileged writes meanwhile succeed, every read a policy name (%d odd)",
+			   odd);
+		set(before);
+	}
 
 	/* One log line per change, none for no change or bad input. */
 	logs = change_lines();
