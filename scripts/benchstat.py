@@ -204,6 +204,16 @@ def median_diff(a, b, resamples=2000, seed=1):
             "lo": ds[int(0.025 * resamples)], "hi": ds[int(0.975 * resamples) - 1]}
 
 
+def median_cmp(a, b):
+    """median_diff() in the shape of welch(): mark * when the interval
+    excludes zero."""
+    md = median_diff(a, b)
+    if not md:
+        return None
+    return {"d": md["d"], "mark": "*" if md["lo"] > 0 or md["hi"] < 0
+            else "no difference proven"}
+
+
 def within_median(m, limit):
     """yes: the bootstrap interval of the median difference lies inside
     +-limit %; NO: it lies wholly beyond; unresolved otherwise."""
@@ -547,12 +557,15 @@ def report(run):
                 xe = [r["ns_per_op"] for r in cs[ke]]
                 line["excl"] = stats(xe)["median"]
                 xo = [r["ns_per_op"] for r in cs[kx]] if kx in cs else xe
+                # det: the median difference and its bootstrap interval
+                # (ticks move the odd sample); wall: Welch on the means.
+                cmp = median_cmp if m == "det" else welch
                 if kb in cs:
-                    line["d_base"] = welch([r["ns_per_op"] for r in cs[kb]], xo)
+                    line["d_base"] = cmp([r["ns_per_op"] for r in cs[kb]], xo)
                 for p in ("refcount", "mapcount"):
                     kp = (m, "cow", bench, size, p)
                     if kp in cs:
-                        line[p] = welch(xe, [r["ns_per_op"] for r in cs[kp]])
+                        line[p] = cmp(xe, [r["ns_per_op"] for r in cs[kp]])
             summary.append(line)
     if data.get("skipped"):
         P("")
@@ -572,9 +585,10 @@ def report(run):
         return "%+.2f%%%s" % (w["d"], m or (" ~" if w["mark"].startswith("no") else ""))
 
     S = []
-    S.append("==== make bench summary: %s (median ns/op; Δ = mean difference, "
-             "*** p<0.001 ** p<0.01 * p<0.05, ~ no difference proven)" %
-             meta.get("run_id", ""))
+    S.append("==== make bench summary: %s (median ns/op; det: Δ = median "
+             "difference, * its 95%% bootstrap interval excludes 0; wall: Δ = mean "
+             "difference, *** p<0.001 ** p<0.01 * p<0.05 (Welch); ~ no difference "
+             "proven)" % meta.get("run_id", ""))
     for m in modes:
         S.append("-- mode %s: %s%s" % (m, MODE_UNIT[m].split(" (")[0] if m == "det"
                                         else MODE_UNIT[m],
