@@ -27,7 +27,10 @@ TEST_PROFILES ?= base pin thp pmem swap
 TEST_EXTRA    ?= debug:base debug:pin nocow:base cow:bootparam cow:flip debug:flip
 # upstream: upstream's cow.c and gup_longterm.c (linux-source-6.12, built
 # by scripts/upstream.sh) under every policy against tests/expect/upstream.tsv.
-TEST_UPSTREAM ?= cow:upstream
+# vmtests: 6.1's own tools/testing/selftests/vm programs (scripts/vmtests.sh)
+# under every policy and on the unpatched 6.1 kernel (variant base), against
+# tests/expect/vm-selftests.tsv; exclusive must match unpatched 6.1.
+TEST_UPSTREAM ?= cow:upstream cow:vmtests base:vmtests
 TEST_MATRIX   ?= $(foreach v,$(TEST_VARIANTS),$(foreach p,$(TEST_PROFILES),$(v):$(p))) $(TEST_EXTRA) $(TEST_UPSTREAM)
 # Seconds per QEMU run; the runner's per-test timeout is TEST_TIMEOUT.
 TIMEOUT      ?= 600
@@ -41,7 +44,7 @@ PACKAGES = linux-source-6.1 qemu-system-x86 gcc make bison flex bc \
 	libelf-dev libssl-dev kmod dracut-core busybox-static e2fsprogs ccache \
 	strace cpio ministat gnuplot-nox xz-utils rsync util-linux coreutils \
 	shellcheck perl python3-ply \
-	linux-source-6.12 liburing-dev \
+	linux-source-6.12 liburing-dev libnuma-dev \
 	systemtap
 EXTRA_PACKAGES ?=
 
@@ -82,7 +85,7 @@ help:
 	@echo '  make export      tree commits base..cow-policy -> patches/ + series'
 	@echo '  make kernel [VARIANT=cow|nocow|debug|base]'
 	@echo '  make driver [VARIANT=cow]   out-of-tree cowpin.ko -> $(BUILD)/driver/<variant>'
-	@echo '  make guest       static guest programs (and upstream cow.c, gup_longterm.c) -> $(BUILD)/guest/bin'
+	@echo '  make guest       static guest programs, upstream cow.c + gup_longterm.c, 6.1 vm selftests -> $(BUILD)/guest/bin'
 	@echo '  make initramfs [VARIANT= PROFILE=]'
 	@echo '  make run [VARIANT= PROFILE= POLICY=]   one QEMU run, results/<run-id>/'
 	@echo '  make test-harness-failures   show that panic, hang and WARNING fail a run'
@@ -118,6 +121,7 @@ driver:
 guest:
 	@scripts/guest.sh
 	@scripts/upstream.sh $(KSRC)
+	@scripts/vmtests.sh $(KSRC)
 
 initramfs:
 	@scripts/initramfs.sh $(VARIANT) $(PROFILE) $(OBJ)

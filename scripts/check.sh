@@ -64,6 +64,19 @@ for f in tests/groups/*.list guest/groups/*.list; do
 	if [ -n "$missing" ]; then notok "group list $f" "no program:$missing"; else ok "group list $f"; fi
 done
 
+# tests/expect/vm-selftests.tsv: every row names an invocation of
+# tests/groups/vmtests.list, a known policy and a result vm_selftest prints.
+if [ -f tests/expect/vm-selftests.tsv ]; then
+	why=$(sed -n 's/^vm_selftest //p' tests/groups/vmtests.list | sed 's/[[:space:]]*#.*//' |
+		awk -F '\t' 'NR == FNR { inv[$0] = 1; next }
+		substr($0, 1, 1) == "#" || !NF { next }
+		NF < 4 { print "line " FNR ": fewer than 4 columns"; next }
+		$1 !~ /^(all|exclusive|refcount|mapcount)$/ { print "line " FNR ": policy " $1 }
+		!($2 in inv) { print "line " FNR ": not in vmtests.list: " $2 }
+		$3 !~ /^(pass|fail|skip|timeout)$/ { print "line " FNR ": result " $3 }' - tests/expect/vm-selftests.tsv)
+	if [ -n "$why" ]; then notok "expectations vm-selftests.tsv" "$(echo "$why" | head -n 3 | tr '\n' ';')"; else ok "expectations vm-selftests.tsv"; fi
+fi
+
 # 4. guest C programs compile (syntax only).
 for f in tests/guest/*.c guest/*.c benchmarks/*.c; do
 	[ -f "$f" ] || continue
@@ -140,6 +153,25 @@ for f in tests/host/logs/*.log; do
 	bad-*) if [ $rc = 1 ]; then ok "scan-log flags $b"; else notok "scan-log flags $b" "not flagged"; fi ;;
 	esac
 done
+
+# 9. guest/vm_selftest.sh decides pass/fail/skip/timeout and compares with
+# the expectation both ways: fake programs exit with their first argument.
+vt=$(mktemp -d)
+printf '#!/bin/sh\n[ "$1" = hang ] && exec sleep 30\nexit "$1"\n' >"$vt/vm61_fake"
+chmod +x "$vt/vm61_fake"
+mkdir "$vt/scratch" && : >"$vt/scratch/left-over"
+printf 'all\tfake 4\tskip\tr\nall\tfake 0 x\tfail\tr\nall\tfake 1 y\tpass\tr\nexclusive\tfake 1 y\tfail\tr\nall\tfake hang\ttimeout\tr\n' >"$vt/expect.tsv"
+vt_bad=""
+for c in "0:0" "1:1" "4:0" "0 x:1" "1 y:0" "hang:0" "3:1"; do
+	VM_SELFTEST_BIN=$vt VM_SELFTEST_EXPECT=$vt/expect.tsv VM_SELFTEST_PREP=0 \
+		VM_SELFTEST_SCRATCH=$vt/scratch VM_SELFTEST_TIMEOUT=1 \
+		sh guest/vm_selftest.sh fake ${c%:*} >"$tmp" 2>&1
+	[ $? = "${c#*:}" ] || vt_bad="$vt_bad '${c%:*}'"
+done
+[ -e "$vt/scratch/left-over" ] && vt_bad="$vt_bad scratch-not-emptied"
+rm -rf "$vt"
+if [ -z "$vt_bad" ]; then ok "vm_selftest verdicts (pass, fail, skip, timeout, expected fail that passes)"
+else notok "vm_selftest verdicts" "wrong exit for:$vt_bad"; fi
 
 echo "$pass passed, $fail failed, $skip skipped"
 if [ $fail = 0 ]; then

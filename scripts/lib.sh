@@ -49,7 +49,7 @@ load_profile() {
 		die "unknown profile '$2'; valid profiles: ${_valid:-none}"
 	fi
 	# shellcheck disable=SC2034 # used by the scripts that source this
-	PROFILE_DESC='' QEMU_ARGS='' KERNEL_CMDLINE='' GUEST_SETUP='' TEST_GROUPS='' POLICIES='' QEMU_DISKS=''
+	PROFILE_DESC='' QEMU_ARGS='' KERNEL_CMDLINE='' GUEST_SETUP='' TEST_GROUPS='' POLICIES='' QEMU_DISKS='' RUN_TIMEOUT=''
 	# shellcheck disable=SC1090
 	. "$1/$2.profile"
 	: "${POLICIES:=exclusive refcount mapcount}"
@@ -58,4 +58,17 @@ load_profile() {
 # kernel_release OBJ: the release string of a configured/built object dir.
 kernel_release() {
 	cat "$1/include/config/kernel.release" 2>/dev/null || die "no kernel built in $1 (run make kernel)"
+}
+
+# uapi_headers KSRC DIR: the tree's uapi headers in DIR/usr/include
+# (headers_install with objects in DIR/hdr-obj), redone only when the tree's
+# HEAD moves. For the user-space tests built against the 6.1 tree.
+uapi_headers() {
+	_head=$(git -C "$1" rev-parse HEAD)
+	[ "$(cat "$2/usr/.stamp" 2>/dev/null)" != "$_head" ] || return 0
+	rm -rf "${2:?}/usr" "${2:?}/hdr-obj"
+	mkdir -p "$2"
+	make -s -C "$1" O="$2/hdr-obj" INSTALL_HDR_PATH="$2/usr" headers_install \
+		>"$2/headers.log" 2>&1 || { tail -n 20 "$2/headers.log" >&2; die "headers_install of $1 failed (log: $2/headers.log)"; }
+	echo "$_head" >"$2/usr/.stamp"
 }

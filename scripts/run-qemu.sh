@@ -64,6 +64,10 @@ if [ $mode = shell ]; then
 	exit 0
 fi
 
+# A profile whose runs are long sets RUN_TIMEOUT: the run gets the larger
+# of it and TIMEOUT.
+if [ -n "$RUN_TIMEOUT" ] && [ "$RUN_TIMEOUT" -gt "$TIMEOUT" ]; then TIMEOUT=$RUN_TIMEOUT; fi
+
 start=$(now)
 RUN_ID=${RUN_ID:-$(date +%Y%m%d-%H%M%S)}
 rdir="$RESULTS/$RUN_ID"

@@ -39,13 +39,7 @@ if [ "$(cat "$src/.stamp" 2>/dev/null)" != "$key" ]; then
 fi
 
 # 2. the 6.1 tree's uapi headers (redone when the tree's HEAD moves).
-head=$(git -C "$ksrc" rev-parse HEAD)
-if [ "$(cat "$dir/usr/.stamp" 2>/dev/null)" != "$head" ]; then
-	rm -rf "${dir:?}/usr" "${dir:?}/hdr-obj"
-	make -s -C "$ksrc" O="$dir/hdr-obj" INSTALL_HDR_PATH="$dir/usr" headers_install \
-		>"$dir/headers.log" 2>&1 || { tail -n 20 "$dir/headers.log" >&2; die "upstream: headers_install failed"; }
-	echo "$head" >"$dir/usr/.stamp"
-fi
+uapi_headers "$ksrc" "$dir"
 
 # 3. build shims: local_config.h as upstream's check_config.sh would write it.
 mkdir -p "$dir/shim" "$out"

@@ -1,0 +1,34 @@
+# qemu-profiles/vmtests.profile: 6.1's own mm selftests (issue 4) under
+# every policy: tests/groups/vmtests.list, run by guest/vm_selftest.sh
+# against tests/expect/vm-selftests.tsv. Swap on /dev/vda (khugepaged's
+# swap-in cases, MADV_PAGEOUT), 288 reserved 2 MiB hugetlb pages (userfaultfd
+# hugetlb: 2 x 128 MiB and slack) and hugetlbfs on /mnt/huge (userfaultfd
+# hugetlb_shared), THP
+# madvise (the tests set their own THP and khugepaged knobs and restore
+# them), KSM, debugfs (gup_test, split_huge_pages). make test boots it on
+# the cow kernel and on the unpatched 6.1 kernel (variant base), whose
+# results must equal exclusive's.
+PROFILE_DESC="vmtests: swap on /dev/vda, 288 hugetlb pages on /mnt/huge, THP madvise, debugfs; 6.1 tools/testing/selftests/vm"
+QEMU_ARGS="-smp 2 -m 3G"
+QEMU_DISKS="swap:512M"
+KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=4 hugepages=288"
+# guest/vm_selftest.sh kills a program after VM_SELFTEST_TIMEOUT (150 s);
+# the runner's own limit is above it. Three policies take ~6 min under TCG
+# (userfaultfd's four hugetlb runs ~27 s each): the QEMU run gets 20 min.
+TEST_TIMEOUT=180
+RUN_TIMEOUT=1200
+GUEST_SETUP='
+echo 1 > /proc/sys/kernel/sysrq
+mkswap /dev/vda >/dev/null || exit 1
+swapon /dev/vda || exit 1
+grep -q "^/dev/vda " /proc/swaps || { echo "/dev/vda is not swapping"; exit 1; }
+mkdir -p /mnt/huge && mount -t hugetlbfs none /mnt/huge || exit 1
+echo madvise > /sys/kernel/mm/transparent_hugepage/enabled || exit 1
+echo "hugetlb pages: $(cat /proc/sys/vm/nr_hugepages); THP: $(cat /sys/kernel/mm/transparent_hugepage/enabled)"
+[ "$(cat /proc/sys/vm/nr_hugepages)" -ge 256 ] || { echo "fewer than 256 hugetlb pages"; exit 1; }
+[ -e /sys/kernel/debug/gup_test ] || { echo "no /sys/kernel/debug/gup_test"; exit 1; }
+[ -e /sys/kernel/debug/split_huge_pages ] || { echo "no /sys/kernel/debug/split_huge_pages"; exit 1; }
+[ -d /sys/kernel/mm/ksm ] || { echo "no /sys/kernel/mm/ksm"; exit 1; }
+'
+TEST_GROUPS="vmtests"
+POLICIES="exclusive refcount mapcount"
