@@ -36,11 +36,16 @@
  *   uffd      userfaultfd write-protect, writes resolved by a handler.
  *   ksm       identical pages MADV_MERGEABLE, rewritten after merging.
  *   swap      MADV_PAGEOUT (when swap is on), fork, write, check.
+ *   ropin     R/O long-term pin (/dev/cowpin) of pages shared with a live
+ *             child, then a parent write: the unshare (GUP COW break)
+ *             path; the child keeps its snapshot, the device reads the
+ *             snapshot or the write.
  *
  * At the end: no worker saw corruption, nr_foll_pin_acquired ==
  * nr_foll_pin_released (after vm.stat_refresh), MemAvailable back within
  * MEM_TOL_KB of its start (page cache dropped, KSM unmerged), one log line
- * per change.  Prints flips made and operations per worker type.
+ * per change, and cow_gup_break moved (ropin's unshare faults).  Prints
+ * flips made and operations per worker type.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -73,9 +78,9 @@
 #define MEM_TOL_KB	(24 * 1024)
 
 enum { W_FORK, W_THP, W_PIN, W_VMSPLICE, W_ODIRECT, W_CLEARREFS, W_UFFD,
-	W_KSM, W_SWAP, NR_W };
+	W_KSM, W_SWAP, W_ROPIN, NR_W };
 static const char *wname[NR_W] = { "fork", "thp", "pin", "vmsplice",
-	"odirect", "clearrefs", "uffd", "ksm", "swap" };
+	"odirect", "clearrefs", "uffd", "ksm", "swap", "ropin" };
 
 struct shared {
 	volatile int stop;
@@ -744,9 +749,84 @@ static void w_swap(int w, uint64_t rs)
 	}
 }
 
+/*
+ * R/O long-term pins of pages shared with a live child: the pin makes GUP
+ * unshare them (exclusive, mapcount: an unshare fault, cow_gup_break) or,
+ * under refcount, pins the shared page itself.  Whatever the policy was at
+ * pin time and at the parent's later write: the child keeps its snapshot,
+ * and the device reads either the snapshot or the parent's write (the
+ * latter not under refcount, whose pin stays on the child's page).
+ */
+static void w_ropin(int w, uint64_t rs)
+{
+	enum { N = 16 };
+	static uint64_t old[N], new[N];
+	static char buf[PAGE_SIZE];
+	char *mem = map_anon(N * PAGE_SIZE, 0);
+	int fd = cowpin_open();
+	unsigned long i;
+
+	if (fd < 0)
+		wskip(w, "no /dev/cowpin (pin profile)");
+	if (!mem)
+		wfail(w, "mmap");
+	madvise(mem, N * PAGE_SIZE, MADV_NOHUGEPAGE);
+	while (running()) {
+		uint64_t g = rnd(&rs), handle;
+		int go[2], status, ret;
+		pid_t pid;
+		char c = 0;
+
+		for (i = 0; i < N; i++) {
+			old[i] = mkstamp(w, g, i, getpid());
+			new[i] = mkstamp(w, g + 1, i, getpid());
+			stamp(mem + i * PAGE_SIZE, old[i]);
+		}
+		if (pipe(go))
+			wfail(w, "pipe");
+		pid = fork();
+		if (pid == 0) {
+			/* wait until the parent has pinned and written */
+			if (read(go[0], &c, 1) != 1)
+				_exit(11);
+			for (i = 0; i < N; i++)
+				if (check(mem + i * PAGE_SIZE, old[i]))
+					_exit(10);
+			_exit(0);
+		}
+		if (pid < 0)
+			wfail(w, "fork: %s", strerror(errno));
+		ret = cowpin_reg(fd, mem, N * PAGE_SIZE, COWPIN_F_LONGTERM, &handle);
+		if (ret)
+			wfail(w, "R/O long-term pin of shared pages: %s", strerror(-ret));
+		for (i = 0; i < N; i += 2)
+			stamp(mem + i * PAGE_SIZE, new[i]);
+		if (write(go[1], &c, 1) != 1)
+			wfail(w, "pipe write");
+		if (waitpid(pid, &status, 0) != pid || status)
+			wfail(w, "child status 0x%x: %s", status, status == 10 << 8 ?
+			      "the parent's write after the pin leaked into the child" :
+			      "child failed");
+		close(go[0]);
+		close(go[1]);
+		for (i = 0; i < N; i++) {
+			if (cowpin_dev_read(fd, handle, i * PAGE_SIZE, PAGE_SIZE, buf))
+				wfail(w, "device read: %s", strerror(errno));
+			if (check(buf, old[i]) && (i % 2 || check(buf, new[i])))
+				wfail(w, "device reads page %lu as neither the snapshot nor the parent's write", i);
+			if (check(mem + i * PAGE_SIZE, i % 2 ? old[i] : new[i]))
+				wfail(w, "parent page %lu lost its content", i);
+		}
+		if (cowpin_dereg(fd, handle))
+			wfail(w, "deregister: %s", strerror(errno));
+		sh->ops[w]++;
+	}
+	close(fd);
+}
+
 typedef void (*worker_fn)(int, uint64_t);
 static const worker_fn wfn[NR_W] = { w_fork, w_thp, w_pin, w_vmsplice,
-	w_odirect, w_clearrefs, w_uffd, w_ksm, w_swap };
+	w_odirect, w_clearrefs, w_uffd, w_ksm, w_swap, w_ropin };
 
 /* ---- the policy: flippers, reader, log checker ----------------------- */
 
@@ -1133,5 +1213,17 @@ int main(int argc, char **argv)
 					vmstat_delta(&v0, &v1, ctr[k]));
 		tap_diag("vmstat deltas:%s", line);
 	}
+	/*
+	 * The ropin worker's R/O pins of shared pages took the unshare fault
+	 * path at least once: its rounds (at least 10) run under every policy,
+	 * and only refcount pins without unsharing.
+	 */
+	if (sh->skip[W_ROPIN][0] || !vmstat_has(&v1, "cow_gup_break"))
+		tap_skip(sh->skip[W_ROPIN][0] ? sh->skip[W_ROPIN] : "no cow_gup_break counter",
+			 "flipstress: R/O pins of shared pages broke COW");
+	else
+		tap_result(sh->ops[W_ROPIN] >= 10 && vmstat_delta(&v0, &v1, "cow_gup_break") > 0,
+			   "flipstress: R/O pins of shared pages broke COW (cow_gup_break +%lld in %ld rounds)",
+			   vmstat_delta(&v0, &v1, "cow_gup_break"), sh->ops[W_ROPIN]);
 	return tap_exit();
 }
