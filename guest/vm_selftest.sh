@@ -6,7 +6,7 @@
 #
 # The result is the program's exit status read the way 6.1's
 # run_vmtests.sh reads it: 0 pass, 4 (KSFT_SKIP) skip, anything else fail;
-# a run longer than $VM_SELFTEST_TIMEOUT seconds (default 150) is killed and
+# a run longer than $VM_SELFTEST_TIMEOUT seconds (default 300) is killed and
 # counts as "timeout". A test without a row in the expectation file is
 # expected to pass. On a kernel without /proc/sys/vm/cow_policy (unpatched
 # 6.1, nocow) the policy is "exclusive": that is the rule such a kernel runs,
@@ -27,7 +27,7 @@ shift
 bin=${VM_SELFTEST_BIN:-/usr/bin}/vm61_$prog
 scratch=${VM_SELFTEST_SCRATCH:-/mnt/huge}
 expect=${VM_SELFTEST_EXPECT:-/etc/cowtest/expect/vm-selftests.tsv}
-limit=${VM_SELFTEST_TIMEOUT:-150}
+limit=${VM_SELFTEST_TIMEOUT:-300}
 if [ -e /proc/sys/vm/cow_policy ]; then
 	sysctl=yes
 	policy=$(cat /proc/sys/vm/cow_policy)

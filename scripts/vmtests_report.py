@@ -89,7 +89,7 @@ def main():
           "statically with its own Makefile (scripts/vmtests.sh), run by "
           "guest/vm_selftest.sh in profile `vmtests` (tests/groups/vmtests.list); "
           "a result is the exit status read as run_vmtests.sh reads it (0 pass, "
-          "4 skip, else fail; killed after 150 s: timeout). Expected results "
+          "4 skip, else fail; killed after 300 s: timeout). Expected results "
           "other than pass: tests/expect/vm-selftests.tsv. Date %s, results %s.\n" % (
               datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
               os.path.abspath(rdir)),
