@@ -21,5 +21,5 @@ RUN_GROUPS=flipstress EXTRA_CMDLINE="cowtest.flipsec=$secs cowtest.timeout=$limi
 	"$MAKE" --no-print-directory run VARIANT="$v" PROFILE=flip TIMEOUT="$limit" || rc=$?
 log=$(ls -t "${RESULTS:-results}"/*/"$v"-flip.log 2>/dev/null | head -1)
 echo "==== soak $v, $dur min: $log"
-[ -z "$log" ] || grep -E '# (flipstress|ran|fork|thp|pin|vmsplice|odirect|clearrefs|uffd|ksm|swap|flips|log|pins|memory|vmstat)|ok [0-9]+ - flipstress' "$log" | sed 's/^ *//'
+[ -z "$log" ] || grep -E '# (flipstress|ran|fork|thp|pin|vmsplice|odirect|clearrefs|uffd|ksm|swap|ropin|flips|log|pins|memory|vmstat)|ok [0-9]+ - flipstress' "$log" | sed 's/^ *//'
 exit $rc
