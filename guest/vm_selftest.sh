@@ -55,9 +55,8 @@ fi
 # Some programs (split_huge_page_test) make their files in the current
 # directory or /tmp.
 cd /tmp || exit 1
-t0=$(date +%s)
-# shellcheck disable=SC2086
 out=$(mktemp /tmp/vm_selftest.XXXXXX) || exit 1
+t0=$(date +%s)
 timeout "$limit" "$bin" "$@" </dev/null >"$out" 2>&1
 rc=$?
 secs=$(($(date +%s) - t0))

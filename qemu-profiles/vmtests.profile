@@ -3,9 +3,8 @@
 # against tests/expect/vm-selftests.tsv. Swap on /dev/vda (khugepaged's
 # swap-in cases, MADV_PAGEOUT), 288 reserved 2 MiB hugetlb pages (userfaultfd
 # hugetlb: 2 x 128 MiB and slack) and hugetlbfs on /mnt/huge (userfaultfd
-# hugetlb_shared), THP
-# madvise (the tests set their own THP and khugepaged knobs and restore
-# them), KSM, debugfs (gup_test, split_huge_pages). make test boots it on
+# hugetlb_shared), THP madvise (the tests set their own THP and khugepaged
+# knobs and restore them), KSM, debugfs (gup_test, split_huge_pages). make test boots it on
 # the cow kernel and on the unpatched 6.1 kernel (variant base), whose
 # results must equal exclusive's.
 PROFILE_DESC="vmtests: swap on /dev/vda, 288 hugetlb pages on /mnt/huge, THP madvise, debugfs; 6.1 tools/testing/selftests/vm"

@@ -8,7 +8,7 @@ from RESULTS_DIR/*-vmtests.log and write
                                  kernel/policy, mismatches marked, reasons
   RESULTS_DIR/vm-selftests.tsv   variant, policy, invocation, result,
                                  expected, seconds
-and append the totals to RESULTS_DIR/matrix.md when it exists.
+and append the table to RESULTS_DIR/matrix.md when it exists.
 
 A column is a policy of a kernel with vm.cow_policy (exclusive, refcount,
 mapcount), or a kernel without it (variant base = unpatched 6.1, nocow),
@@ -83,7 +83,8 @@ def main():
         [p for p in POLICIES if p in columns] + \
         [c for c in columns if c != base_col and c not in POLICIES]
     mismatches, differ, tot = [], [], collections.defaultdict(collections.Counter)
-    table_head = "| invocation | " + " | ".join(order) + " |"
+    table = ["| invocation | " + " | ".join(order) + " |",
+             "| --- |" + " --- |" * len(order)]
     md = ["# 6.1's own mm selftests under every policy\n",
           "tools/testing/selftests/vm of the unpacked linux-source-6.1 tree, built "
           "statically with its own Makefile (scripts/vmtests.sh), run by "
@@ -93,9 +94,7 @@ def main():
           "other than pass: tests/expect/vm-selftests.tsv. Date %s, results %s.\n" % (
               datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
               os.path.abspath(rdir)),
-          "Kernels: " + "; ".join("%s = %s" % (c, kernels[c]) for c in order) + ".\n",
-          table_head,
-          "| --- |" + " --- |" * len(order)]
+          "Kernels: " + "; ".join("%s = %s" % (c, kernels[c]) for c in order) + ".\n"]
     rows = []
     for name, r in cells.items():
         row = []
@@ -114,10 +113,11 @@ def main():
             rows.append("\t".join([kernels[c].split()[0], c, name, res, exp, secs]))
         if base_col and "exclusive" in r and base_col in r and r["exclusive"][0] != r[base_col][0]:
             differ.append("%s: exclusive %s, unpatched 6.1 %s" % (name, r["exclusive"][0], r[base_col][0]))
-        md.append("| `%s` | %s |" % (name, " | ".join(row)))
-    md.append("| **totals** | " + " | ".join(
+        table.append("| `%s` | %s |" % (name, " | ".join(row)))
+    table.append("| **totals** | " + " | ".join(
         " ".join("%s %d" % (k, tot[c][k]) for k in ("pass", "fail", "skip", "timeout", "mismatch")
                  if tot[c][k]) for c in order) + " |")
+    md.extend(table)
     md.append("")
     md.append("## Results other than pass, and why\n")
     for (pol, name), (exp, why) in reasons.items():
@@ -142,8 +142,7 @@ def main():
     if os.path.exists(matrix):
         with open(matrix, "a", encoding="utf-8") as f:
             f.write("\n## 6.1 mm selftests (vm-selftests.md)\n\n")
-            f.write("\n".join(md[md.index(table_head):md.index("## Results other than pass, and why\n")]))
-            f.write("\n")
+            f.write("\n".join(table) + "\n")
     verdict = "%d invocations, %d mismatches, exclusive vs unpatched 6.1: %s" % (
         len(cells), len(mismatches),
         "not compared" if base_col is None else ("%d differ" % len(differ)))

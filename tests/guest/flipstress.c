@@ -786,7 +786,8 @@ static void w_ropin(int w, uint64_t rs)
 			wfail(w, "pipe");
 		pid = fork();
 		if (pid == 0) {
-			/* wait until the parent has pinned and written */
+			/* wait until the parent has pinned and written (EOF if it died) */
+			close(go[1]);
 			if (read(go[0], &c, 1) != 1)
 				_exit(11);
 			for (i = 0; i < N; i++)
