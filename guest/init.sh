@@ -27,6 +27,7 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mkdir -p /sys /dev /tmp /run
 mount -t sysfs sysfs /sys
 mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing
 mount -t tmpfs tmpfs /tmp
 # The policy the kernel booted with (cow_policy= or the Kconfig default),
 # before anything changes it: tests/guest/bootparam.c checks it.
@@ -117,10 +118,19 @@ for p in $POLICIES; do
 			tap_fail "$p/$name (cannot set cow_policy=$p)"
 			continue
 		fi
+		# The program by its absolute path: a test named like a busybox
+		# applet (sysctl) must not run the applet from earlier in PATH.
+		prog=${cmd%% *} args=
+		[ "$prog" = "$cmd" ] || args=${cmd#* }
+		case $prog in /*) ;; *) prog=/usr/bin/$prog ;; esac
+		if [ ! -x "$prog" ] || [ -L "$prog" ]; then
+			tap_fail "$p/$name (no test program $prog)"
+			continue
+		fi
 		echo "# policy=$p test=$name"
 		# shellcheck disable=SC2086
 		{
-			COW_POLICY=$p timeout "$TEST_TIMEOUT" $cmd </dev/null 2>&1
+			COW_POLICY=$p timeout "$TEST_TIMEOUT" "$prog" $args </dev/null 2>&1
 			echo $? >/tmp/rc
 		} | sed 's/^/    /'
 		rc=$(cat /tmp/rc)

@@ -8,6 +8,8 @@ KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7"
 # Shell lines the runner runs in the guest before the tests.
 GUEST_SETUP='
 echo 1 > /proc/sys/kernel/sysrq
+echo 2 > /proc/sys/vm/nr_hugepages
+[ "$(cat /proc/sys/vm/nr_hugepages)" -ge 2 ] || { echo "fewer than 2 hugetlb pages"; exit 1; }
 grep -E "^(MemTotal|MemFree):" /proc/meminfo
 '
 TEST_GROUPS="smoke cow sysctl scn-base"

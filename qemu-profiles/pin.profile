@@ -8,6 +8,8 @@ echo 1 > /proc/sys/kernel/sysrq
 insmod /lib/modules/cowpin.ko || { echo "cowpin.ko did not load (make driver?)"; exit 1; }
 test -c /dev/cowpin || { echo "no /dev/cowpin"; exit 1; }
 ls -l /dev/cowpin
+echo 4 > /proc/sys/vm/nr_hugepages
+[ "$(cat /proc/sys/vm/nr_hugepages)" -ge 4 ] || { echo "fewer than 4 hugetlb pages"; exit 1; }
 grep -E "^(MemTotal|MemFree):" /proc/meminfo
 '
 TEST_GROUPS="pin scn-pin"

@@ -1,10 +1,14 @@
 # qemu-profiles/swap.profile: a fresh 256 MiB virtio disk per run
 # (QEMU_DISKS, made by scripts/run-qemu.sh) as /dev/vda, used as swap, and a
-# 16 MiB scratch disk /dev/vdb for O_DIRECT (tests/guest/scn_odirect.c).
+# 16 MiB scratch disk /dev/vdb for O_DIRECT (tests/guest/scn_odirect.c), and
+# /dev/vdc, a swap disk that needs stable pages (queue/stable_writes = 1, so
+# swapon sets SWP_STABLE_WRITES) and writes at 4 KiB/s (QEMU throttling), so
+# that a page is still under writeback when the next fault arrives;
+# scn_swap swaps on it only for its stable-writes cases.
 # Tests push anonymous pages out with MADV_PAGEOUT.
 PROFILE_DESC="swap: base + 256 MiB swap on /dev/vda"
 QEMU_ARGS="-smp 2 -m 2G"
-QEMU_DISKS="swap:256M odirect:16M"
+QEMU_DISKS="swap:256M odirect:16M stable:16M:throttling.bps-write=4096"
 KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7"
 GUEST_SETUP='
 echo 1 > /proc/sys/kernel/sysrq
@@ -12,6 +16,8 @@ mkswap /dev/vda >/dev/null || exit 1
 swapon /dev/vda || exit 1
 cat /proc/swaps
 grep -q "^/dev/vda " /proc/swaps || { echo "/dev/vda is not swapping"; exit 1; }
+mkswap /dev/vdc >/dev/null || exit 1
+echo 1 > /sys/block/vdc/queue/stable_writes || exit 1
 '
 TEST_GROUPS="swap scn-swap"
 POLICIES="exclusive refcount mapcount"

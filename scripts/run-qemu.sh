@@ -24,18 +24,21 @@ kvm) accel_args="-accel kvm -cpu host" ;;
 *) accel_args="-accel tcg,thread=multi -cpu max,la57=off" ;;
 esac
 
-# QEMU_DISKS="name:size ..." (profile): a fresh sparse raw image per disk,
-# attached in order as virtio disks (/dev/vda, /dev/vdb, ...); a test run
-# deletes them at the end.
+# QEMU_DISKS="name:size[:drive-options] ..." (profile): a fresh sparse raw
+# image per disk, attached in order as virtio disks (/dev/vda, /dev/vdb,
+# ...), with the options appended to its -drive (e.g. throttling.bps-write=
+# 4096); a test run deletes them at the end.
 disk_args="" disk_files=""
 make_disks() { # DIR PREFIX
 	mkdir -p "$1"
 	for _d in $QEMU_DISKS; do
-		case $_d in *:?*) ;; *) die "run: QEMU_DISKS entry '$_d' is not name:size" ;; esac
+		case $_d in *:?*) ;; *) die "run: QEMU_DISKS entry '$_d' is not name:size[:options]" ;; esac
 		_f="$1/$2disk-${_d%%:*}.img"
+		_rest=${_d#*:} _opts=
+		case $_rest in *:*) _opts=",${_rest#*:}" _rest=${_rest%%:*} ;; esac
 		rm -f "$_f"
-		truncate -s "${_d#*:}" "$_f" || die "run: cannot create disk image $_f"
-		disk_args="$disk_args -drive file=$_f,if=virtio,format=raw"
+		truncate -s "$_rest" "$_f" || die "run: cannot create disk image $_f"
+		disk_args="$disk_args -drive file=$_f,if=virtio,format=raw$_opts"
 		disk_files="$disk_files $_f"
 	done
 }

@@ -114,12 +114,25 @@ static int cowpin_pin(struct cowpin_region *r)
 		gup_flags |= FOLL_WRITE;
 	if (r->flags & COWPIN_F_LONGTERM)
 		gup_flags |= FOLL_LONGTERM;
+	if (r->flags & COWPIN_F_NOFAULT)
+		gup_flags |= FOLL_NOFAULT;
 
 	while (done < r->npages) {
 		unsigned long addr = start + (done << PAGE_SHIFT);
 		int nr = r->npages - done;	/* <= COWPIN_MAX_LEN pages */
 
-		if (r->flags & COWPIN_F_GET)
+		/*
+		 * FAST_ONLY: the lockless walk alone, as perf and KVM look up
+		 * pages (get_user_page_fast_only()); a page it cannot take
+		 * ends the region with EFAULT.
+		 */
+		if ((r->flags & COWPIN_F_FAST_ONLY) && (r->flags & COWPIN_F_GET))
+			ret = get_user_pages_fast_only(addr, nr, gup_flags,
+						       r->pages + done);
+		else if (r->flags & COWPIN_F_FAST_ONLY)
+			ret = pin_user_pages_fast_only(addr, nr, gup_flags,
+						       r->pages + done);
+		else if (r->flags & COWPIN_F_GET)
 			ret = get_user_pages_fast(addr, nr, gup_flags,
 						  r->pages + done);
 		else
@@ -175,6 +188,9 @@ static int cowpin_register(struct cowpin_file *f, struct cowpin_register *arg)
 		return -EINVAL;
 	/* FOLL_LONGTERM is only for FOLL_PIN (see is_valid_gup_flags()). */
 	if ((arg->flags & COWPIN_F_GET) && (arg->flags & COWPIN_F_LONGTERM))
+		return -EINVAL;
+	/* GUP-fast alone cannot migrate pages out of ZONE_MOVABLE. */
+	if ((arg->flags & COWPIN_F_FAST_ONLY) && (arg->flags & COWPIN_F_LONGTERM))
 		return -EINVAL;
 	if (!arg->len || arg->len > COWPIN_MAX_LEN)
 		return -EINVAL;

@@ -28,7 +28,10 @@
 #define COWPIN_F_WRITE		_BITULL(0)	/* FOLL_WRITE: device may write */
 #define COWPIN_F_LONGTERM	_BITULL(1)	/* FOLL_LONGTERM (pin only) */
 #define COWPIN_F_GET		_BITULL(2)	/* FOLL_GET references, not FOLL_PIN */
-#define COWPIN_F_ALL		(COWPIN_F_WRITE | COWPIN_F_LONGTERM | COWPIN_F_GET)
+#define COWPIN_F_FAST_ONLY	_BITULL(3)	/* GUP-fast only, never fault (not LONGTERM) */
+#define COWPIN_F_NOFAULT	_BITULL(4)	/* FOLL_NOFAULT: fail rather than fault */
+#define COWPIN_F_ALL		(COWPIN_F_WRITE | COWPIN_F_LONGTERM | COWPIN_F_GET | \
+				 COWPIN_F_FAST_ONLY | COWPIN_F_NOFAULT)
 
 /* Writer interval bounds, microseconds. */
 #define COWPIN_WRITER_MIN_US	1

@@ -12,9 +12,10 @@
  * Main process: two flipper threads race each other writing a random
  * policy every 1-5 ms (and, one write in eight, a bad value that must fail
  * with EINVAL), a reader thread checks that the sysctl always reads as one
- * of the three names, a /dev/kmsg thread checks that every change is logged
- * exactly once ("policy changed from A to B" lines chain: B of one line is
- * A of the next, and the last B is the policy in force).
+ * of the three names, a trace_pipe thread checks that every change is traced
+ * exactly once (cow:cow_policy_change "old=A new=B" events chain: B of one
+ * event is A of the next, and the last B is the policy in force; the kernel
+ * log is rate-limited and carries only a summary).
  *
  * Workers (one process each, each owns and verifies its memory; a stamp is
  * written at three offsets of each page and the expected stamps are kept
@@ -908,15 +909,45 @@ static void *reader(void *a)
 	return NULL;
 }
 
-static int kmsg_fd = -1;
-static void *kmsg_reader(void *a)
+#define TRACING "/sys/kernel/tracing"
+
+static int trace_fd = -1;
+
+static void trace_event_line(const char *line)
 {
-	char rec[1024];
+	char from[16], to[16];
+	const char *p;
+
+	if (strstr(line, "[LOST ")) {	/* ring buffer overrun: restart */
+		log_gaps++;
+		log_last_to[0] = 0;
+		return;
+	}
+	p = strstr(line, "cow_policy_change: ");
+	if (!p || sscanf(p, "cow_policy_change: old=%15s new=%15s", from, to) != 2)
+		return;
+	log_lines++;
+	if (log_last_to[0] && strcmp(log_last_to, from)) {
+		log_breaks++;
+		tap_diag("trace chain broken: previous event ended at %s, next from %s",
+			 log_last_to, from);
+	}
+	if (!strcmp(from, to)) {
+		log_breaks++;
+		tap_diag("trace event for a non-change %s -> %s", from, to);
+	}
+	snprintf(log_last_to, sizeof(log_last_to), "%s", to);
+}
+
+static void *trace_reader(void *a)
+{
+	static char buf[1 << 16];
+	size_t len = 0;
 
 	(void)a;
 	for (;;) {
-		struct pollfd pfd = { .fd = kmsg_fd, .events = POLLIN };
-		char from[16], to[16], *p;
+		struct pollfd pfd = { .fd = trace_fd, .events = POLLIN };
+		char *nl, *line;
 		ssize_t r;
 
 		if (poll(&pfd, 1, 200) <= 0) {
@@ -924,29 +955,22 @@ static void *kmsg_reader(void *a)
 				return NULL;
 			continue;
 		}
-		r = read(kmsg_fd, rec, sizeof(rec) - 1);
-		if (r < 0) {
-			if (errno == EPIPE) {	/* overrun: the chain restarts */
-				log_gaps++;
-				log_last_to[0] = 0;
-			}
+		r = read(trace_fd, buf + len, sizeof(buf) - 1 - len);
+		if (r <= 0) {
+			if (threads_stop == 2)
+				return NULL;
 			continue;
 		}
-		rec[r] = 0;
-		p = strstr(rec, "policy changed from ");
-		if (!p || sscanf(p, "policy changed from %15s to %15s", from, to) != 2)
-			continue;
-		log_lines++;
-		if (log_last_to[0] && strcmp(log_last_to, from)) {
-			log_breaks++;
-			tap_diag("log chain broken: previous line ended at %s, next from %s",
-				 log_last_to, from);
+		len += r;
+		buf[len] = 0;
+		for (line = buf; (nl = strchr(line, '\n')); line = nl + 1) {
+			*nl = 0;
+			trace_event_line(line);
 		}
-		if (!strcmp(from, to)) {
-			log_breaks++;
-			tap_diag("log line for a non-change %s -> %s", from, to);
-		}
-		snprintf(log_last_to, sizeof(log_last_to), "%s", to);
+		len -= line - buf;
+		memmove(buf, line, len);
+		if (len == sizeof(buf) - 1)	/* no newline in 64 KiB */
+			len = 0;
 	}
 }
 
@@ -1056,9 +1080,11 @@ int main(int argc, char **argv)
 	mem0 = meminfo_kb("MemAvailable:");
 	vmstat_read(&v0);
 
-	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-	if (kmsg_fd >= 0)
-		lseek(kmsg_fd, 0, SEEK_END);
+	/* Every policy change, in order across CPUs (the global clock). */
+	put(TRACING "/trace_clock", "global");
+	put(TRACING "/trace", "");
+	put(TRACING "/events/cow/cow_policy_change/enable", "1");
+	trace_fd = open(TRACING "/trace_pipe", O_RDONLY | O_NONBLOCK);
 	snprintf(log_last_to, sizeof(log_last_to), "%s", start_policy);
 
 	t0 = now();
@@ -1068,14 +1094,14 @@ int main(int argc, char **argv)
 		if (pid[k] < 0)
 			bail("fork");
 		if (pid[k] == 0) {
-			if (kmsg_fd >= 0)
-				close(kmsg_fd);
+			if (trace_fd >= 0)
+				close(trace_fd);
 			wfn[k](k, seed * 1000003ULL + k);
 			_exit(0);
 		}
 	}
-	if (kmsg_fd >= 0)
-		pthread_create(&kt, NULL, kmsg_reader, NULL);
+	if (trace_fd >= 0)
+		pthread_create(&kt, NULL, trace_reader, NULL);
 	pthread_create(&ft[0], NULL, flipper, (void *)1);
 	pthread_create(&ft[1], NULL, flipper, (void *)2);
 	pthread_create(&rt, NULL, reader, NULL);
@@ -1117,8 +1143,11 @@ int main(int argc, char **argv)
 		tap_diag("could not restore %s", start_policy);
 	usleep(300000);
 	threads_stop = 2;
-	if (kmsg_fd >= 0)
+	if (trace_fd >= 0) {
 		pthread_join(kt, NULL);
+		close(trace_fd);
+	}
+	put(TRACING "/events/cow/cow_policy_change/enable", "0");
 	tap_diag("ran %.1f s", now() - t0);
 
 	/* 1: no corruption */
@@ -1153,17 +1182,13 @@ int main(int argc, char **argv)
 	tap_result(reads > 0 && reads_bad == 0,
 		   "flipstress: %ld concurrent reads, each one of the three names (%ld not)",
 		   reads, reads_bad);
-	if (kmsg_fd < 0) {
-		tap_skip("no /dev/kmsg", "flipstress: one log line per change");
-	} else {
-		tap_diag("log: %ld change lines, %ld chain breaks, %ld overruns, last -> %s",
-			 log_lines, log_breaks, log_gaps, log_last_to);
-		tap_result(log_lines > 0 && log_lines <= flips_ok + 1 &&
-			   log_breaks == 0 && !strcmp(log_last_to, start_policy) &&
-			   !strcmp(cow_policy_now(), start_policy),
-			   "flipstress: one log line per change (%ld lines <= %ld writes, chained, ends at %s)",
-			   log_lines, flips_ok + 1, start_policy);
-	}
+	tap_diag("trace: %ld change events, %ld chain breaks, %ld overruns, last -> %s",
+		 log_lines, log_breaks, log_gaps, log_last_to);
+	tap_result(trace_fd >= 0 && log_lines > 0 && log_lines <= flips_ok + 1 &&
+		   log_breaks == 0 && !strcmp(log_last_to, start_policy) &&
+		   !strcmp(cow_policy_now(), start_policy),
+		   "flipstress: one trace event per change (%ld events <= %ld writes, chained, ends at %s)",
+		   log_lines, flips_ok + 1, start_policy);
 
 	/* restore KSM (unmerge everything), the console */
 	put("/sys/kernel/mm/ksm/run", "2");

@@ -177,7 +177,8 @@ static void test_validation(int fd)
 	int i, n, ret;
 
 	tap_diag("validation: each class returns its documented errno");
-	check_err(cowpin_reg(fd, rw, 4096, 1ULL << 3, NULL), EINVAL, "register unknown flag bit 3");
+	check_err(cowpin_reg(fd, rw, 4096, 1ULL << 5, NULL), EINVAL, "register unknown flag bit 5");
+	check_err(cowpin_reg(fd, rw, 4096, COWPIN_F_FAST_ONLY | LT, NULL), EINVAL, "register FAST_ONLY|LONGTERM");
 	check_err(cowpin_reg(fd, rw, 4096, 1ULL << 63, NULL), EINVAL, "register unknown flag bit 63");
 	check_err(cowpin_reg(fd, rw, 4096, COWPIN_F_GET | LT, NULL), EINVAL, "register GET|LONGTERM");
 	check_err(cowpin_reg(fd, rw, 0, RW, NULL), EINVAL, "register zero length");
@@ -436,7 +437,7 @@ static uint64_t pick_len(uint64_t room)
 static void random_register(int fd, long i)
 {
 	static const uint64_t flags_v[] = { 0, RW, LT, RW | LT, COWPIN_F_GET,
-		COWPIN_F_GET | RW, COWPIN_F_GET | LT, 8, RW | 16, 1ULL << 40 };
+		COWPIN_F_GET | RW, COWPIN_F_GET | LT, 1ULL << 5, RW | 1ULL << 6, 1ULL << 40 };
 	uint64_t flags = pick(flags_v, sizeof(flags_v) / sizeof(flags_v[0]));
 	uint64_t addr, len, room, h = 0, npages = 0;
 	int kind = rnd() % 11, want, got;
@@ -807,7 +808,7 @@ int main(int argc, char **argv)
 
 	if (access(COWPIN_DEVICE, F_OK))
 		bail("no %s (is cowpin.ko loaded? the pin profile loads it)", COWPIN_DEVICE);
-	tap_plan(89);
+	tap_plan(90);
 	drop_caches();
 	memfree0 = meminfo_kb("MemFree");
 	pools_map();

@@ -18,6 +18,12 @@
  *     under "refcount" on a page shared with a live child does not
  *     unshare; after switching back to P the pin still shares the page,
  *     and the parent's write copies away from it: stale pin.
+ * flip-ro-pin-to-mapcount (pin profile)  a child takes a read-only
+ *     long-term pin under P on a page it shares with the parent, unmaps
+ *     its mapping (the pin stays), the policy becomes "mapcount", and the
+ *     parent writes.  A pin taken without unsharing (P = refcount) points
+ *     to the page the mapcount rule now reuses: the child's device reads
+ *     the parent's secret, a leak through a pin (cow_policy.rst).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -215,6 +221,64 @@ static void ro_pin_refcount(void)
 	munmap(mem, LEN);
 }
 
+static void ro_pin_to_mapcount(void)
+{
+	const struct scn_row *row = scn_begin("flip-ro-pin-to-mapcount");
+	struct vmstat before, after;
+	static char dev[LEN];
+	int go[2], back[2];
+	char res, *mem;
+	pid_t pid;
+
+	if (!row)
+		return;
+	mem = map_area();
+	if (pipe(go) || pipe(back))
+		bail("pipe");
+	pid = fork();
+	if (pid < 0)
+		bail("fork");
+	if (!pid) {
+		struct vmstat scratch;
+		uint64_t h = 0;
+		int fd = cowpin_open();
+
+		scn_warm(&scratch);
+		xwrite(back[1], fd < 0 ? 'f' : 'r');
+		if (fd < 0 || xread(go[0]) != 'g')
+			_exit(3);
+		if (cowpin_reg(fd, mem, LEN, COWPIN_F_LONGTERM, &h) ||
+		    madvise(mem, LEN, MADV_DONTNEED))
+			_exit(4);
+		xwrite(back[1], 'u');
+		if (xread(go[0]) != 'r')
+			_exit(3);
+		memset(dev, 0, LEN);
+		xwrite(back[1], cowpin_dev_read(fd, h, 0, LEN, dev) ? '?' :
+		       !scn_count_diff(dev, 'S', LEN) ? 'L' :
+		       !scn_count_diff(dev, 'o', LEN) ? 'o' : 'm');
+		_exit(0);
+	}
+	if (xread(back[0]) != 'r')
+		bail("child (open %s)", COWPIN_DEVICE);
+	scn_warm(&before);
+	xwrite(go[1], 'g');
+	if (xread(back[0]) != 'u')
+		bail("child did not pin");
+	scn_set_policy("mapcount");
+	memset(mem, 'S', LEN);
+	vmstat_read(&after);
+	scn_set_policy(start_policy);
+	xwrite(go[1], 'r');
+	res = xread(back[0]);
+	waitpid(pid, NULL, 0);
+	scn_end(row, res == 'L' ? "leak" : res == 'o' ? "ok" : "error", &before,
+		&after, SLACK, "pin_under=%s write_under=mapcount device_sees=%s",
+		start_policy, res == 'L' ? "secret" : res == 'o' ? "old" : "bad");
+	close(go[0]); close(go[1]); close(back[0]); close(back[1]);
+	munmap(mem, LEN);
+}
+
 int main(void)
 {
 	scn_init("scn_flip");
@@ -227,5 +291,6 @@ int main(void)
 	gupref_to_mapcount();
 	next_fault();
 	ro_pin_refcount();
+	ro_pin_to_mapcount();
 	return scn_finish();
 }

@@ -16,6 +16,20 @@
  * ro-pin-after-fork (5)  a read-only long-term pin taken by the parent on
  *     pages shared with a live child, then the parent writes.
  * ro-pin-before-fork (5)  the read-only pin taken before fork().
+ * ro-pin-shared-fork  a read-only long-term pin on pages shared with a live
+ *     child (under refcount the pin does not unshare), then a second
+ *     fork(): v5.9 - v5.18 copied every maybe-pinned page for the new
+ *     child (70e806e4e645), shared or not.  "copy" if the new child's
+ *     pages are not the pinned ones, "shared" if they are.
+ * gup-fast-only-shared / gup-nofault-shared  FOLL_GET lookups of pages
+ *     shared with a live child that cannot fault: GUP-fast alone
+ *     (get_user_pages_fast_only(), as perf_virt_to_phys() and KVM use it)
+ *     and FOLL_NOFAULT.  17839856fd58 left lookups that cannot fall back
+ *     to a fault alone; "ok" if the lookup succeeds without a COW break,
+ *     "refused" if it fails.
+ * ro-pin-hugetlb-shared  a read-only long-term pin of a hugetlb page
+ *     shared with a live child: hugetlb unshares for pins under every
+ *     policy (follow_hugetlb_page()), and the unshare is counted.
  *
  * Outcome: ok (device and CPU see the same pages), stale-pin (the device
  * reads old data or its writes do not reach the CPU), leak (the child
@@ -152,6 +166,156 @@ static const struct cs cases[] = {
 	{ "ro-pin-before-fork", COWPIN_F_LONGTERM, PIN_BEFORE_FORK, true },
 };
 
+/* Pfns of the first n pages of mem, from the child's side of fork(). */
+static void child_pfns(const char *mem, int n, int wr)
+{
+	uint64_t pfn[NPAGES];
+
+	for (int i = 0; i < n; i++)
+		pfn[i] = scn_pfn(mem + i * PAGE_SIZE);
+	if (write(wr, pfn, n * sizeof(pfn[0])) != (ssize_t)(n * sizeof(pfn[0])))
+		_exit(3);
+	_exit(0);
+}
+
+/* A child that keeps mem shared until go gets a byte. */
+static pid_t hold_child(int go[2], int back[2])
+{
+	pid_t pid;
+
+	if (pipe(go) || pipe(back))
+		bail("pipe");
+	pid = fork();
+	if (pid < 0)
+		bail("fork");
+	if (!pid) {
+		xwrite(back[1], 'r');
+		xread(go[0]);
+		_exit(0);
+	}
+	if (xread(back[0]) != 'r')
+		bail("child");
+	return pid;
+}
+
+static void release_child(pid_t pid, int go[2], int back[2])
+{
+	xwrite(go[1], 'x');
+	waitpid(pid, NULL, 0);
+	close(go[0]); close(go[1]); close(back[0]); close(back[1]);
+}
+
+static void ro_pin_shared_fork(int fd)
+{
+	const struct scn_row *row = scn_begin("ro-pin-shared-fork");
+	uint64_t h = 0, mine[NPAGES], theirs[NPAGES];
+	struct vmstat before, after;
+	int go[2], back[2], pp[2], ret, shared = 0;
+	pid_t holder, pid;
+	char *mem;
+
+	if (!row)
+		return;
+	mem = map_anon_ptes(LEN, 'o');
+	holder = hold_child(go, back);
+	if (pipe(pp))
+		bail("pipe");
+	scn_warm(&before);
+	ret = cowpin_reg(fd, mem, LEN, COWPIN_F_LONGTERM, &h);
+	if (ret) {
+		scn_ok(false, "ro-pin-shared-fork: register: %s", strerror(-ret));
+		release_child(holder, go, back);
+		return;
+	}
+	pid = fork();
+	if (pid < 0)
+		bail("fork");
+	if (!pid)
+		child_pfns(mem, NPAGES, pp[1]);
+	vmstat_read(&after);
+	if (read(pp[0], theirs, sizeof(theirs)) != (ssize_t)sizeof(theirs))
+		bail("second child");
+	waitpid(pid, NULL, 0);
+	for (int i = 0; i < NPAGES; i++) {
+		mine[i] = scn_pfn(mem + i * PAGE_SIZE);
+		shared += theirs[i] == mine[i];
+	}
+	scn_end(row, shared == NPAGES ? "shared" : shared ? "mixed" : "copy",
+		&before, &after, SLACK, "second_child_shares=%d/%d", shared, NPAGES);
+	cowpin_dereg(fd, h);
+	release_child(holder, go, back);
+	close(pp[0]); close(pp[1]);
+	munmap(mem, LEN);
+}
+
+static void gup_nofault_shared(int fd, const char *name, uint64_t flags)
+{
+	const struct scn_row *row = scn_begin(name);
+	struct vmstat before, after;
+	int go[2], back[2], ret, same = 0;
+	uint64_t h = 0, pfn[NPAGES];
+	pid_t holder;
+	char *mem;
+
+	if (!row)
+		return;
+	mem = map_anon_ptes(LEN, 'o');
+	for (int i = 0; i < NPAGES; i++)
+		pfn[i] = scn_pfn(mem + i * PAGE_SIZE);
+	holder = hold_child(go, back);
+	scn_warm(&before);
+	ret = cowpin_reg(fd, mem, LEN, flags, &h);
+	vmstat_read(&after);
+	for (int i = 0; i < NPAGES; i++)
+		same += scn_pfn(mem + i * PAGE_SIZE) == pfn[i];
+	scn_end(row, ret ? "refused" : same == NPAGES ? "ok" : "copied",
+		&before, &after, SLACK, "register=%s same_pfn=%d/%d",
+		ret ? strerror(-ret) : "ok", same, NPAGES);
+	if (!ret)
+		cowpin_dereg(fd, h);
+	release_child(holder, go, back);
+	munmap(mem, LEN);
+}
+
+#define HPAGE	(2UL << 20)
+
+static void ro_pin_hugetlb_shared(int fd)
+{
+	const struct scn_row *row = scn_begin("ro-pin-hugetlb-shared");
+	struct vmstat before, after;
+	int go[2], back[2], ret;
+	uint64_t h = 0;
+	pid_t holder;
+	char *mem;
+
+	if (!row)
+		return;
+	mem = mmap(NULL, HPAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (mem == MAP_FAILED) {
+		scn_ok(false, "ro-pin-hugetlb-shared: hugetlb mmap: %m (nr_hugepages %ld)",
+		       scn_read_long("/proc/sys/vm/nr_hugepages"));
+		return;
+	}
+	memset(mem, 'o', HPAGE);
+	holder = hold_child(go, back);
+	scn_warm(&before);
+	ret = cowpin_reg(fd, mem, LEN, COWPIN_F_LONGTERM, &h);
+	vmstat_read(&after);
+	if (!ret) {
+		memset(mem, 'P', LEN);
+		memset(dev, 0, LEN);
+		ret = cowpin_dev_read(fd, h, 0, LEN, dev);
+	}
+	scn_end(row, ret ? "error" : scn_count_diff(dev, 'P', LEN) ? "stale-pin" : "ok",
+		&before, &after, SLACK, "register_and_read=%s",
+		ret ? strerror(-ret) : "ok");
+	if (h)
+		cowpin_dereg(fd, h);
+	release_child(holder, go, back);
+	munmap(mem, HPAGE);
+}
+
 int main(void)
 {
 	int fd;
@@ -162,6 +326,10 @@ int main(void)
 		bail("open %s (pin profile)", COWPIN_DEVICE);
 	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run(fd, &cases[i]);
+	ro_pin_shared_fork(fd);
+	gup_nofault_shared(fd, "gup-fast-only-shared", COWPIN_F_GET | COWPIN_F_FAST_ONLY);
+	gup_nofault_shared(fd, "gup-nofault-shared", COWPIN_F_GET | COWPIN_F_NOFAULT);
+	ro_pin_hugetlb_shared(fd);
 	close(fd);
 	return scn_finish();
 }

@@ -13,11 +13,35 @@
  *                   the parent's write must copy, the child keeps old data.
  *
  * Reuse or copy is read from the pfn before and after the write.
+ *
+ * Write faults on swap PTEs, decided when do_swap_page() swaps the page in:
+ *
+ * swapin-write          exclusive pages swapped out, then written without a
+ *                       read first: every policy maps them writable at
+ *                       swap-in, and the decision is counted.
+ * swapin-write-gupref   the program's own pages spliced into a pipe (FOLL_GET
+ *                       references) before the page-out, so they stay in the
+ *                       swap cache; then written.  "reuse" if the pipe shows
+ *                       the write (6.1 trusts the exclusive swap PTE), "copy"
+ *                       if it keeps the old data (v5.18: page_count() == 1).
+ *
+ * Swap cache pages under writeback to a device that needs stable pages
+ * (SWP_STABLE_WRITES; /dev/vdc with queue/stable_writes = 1 and QEMU drive
+ * throttling, swapped on only for these cases), which must not be written
+ * while the device reads them (v5.8 reuse_swap_page(), 6.1 do_swap_page()):
+ *
+ * swap-writeback-stable    read fault, then write fault, while the page is
+ *                          still under writeback (checked in kpageflags).
+ * swapin-writeback-stable  write fault on the swap PTE while writeback is in
+ *                          flight (checked in nr_writeback).
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/swap.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +50,11 @@
 #define NPAGES	16
 #define LEN	(NPAGES * PAGE_SIZE)
 #define SLACK	4
+
+/* The throttled stable-writes swap disk (qemu-profiles/swap.profile). */
+#define STABLE_DEV	"/dev/vdc"
+#define STABLE_PAGES	8
+#define KPF_WRITEBACK	8
 
 enum kind { EXCL, FORK_EXITED, FORK_ALIVE };
 
@@ -48,13 +77,26 @@ static void wait_writeback(void)
 	tap_diag("nr_writeback still %lld after 5 s", vmstat_get(&vs, "nr_writeback"));
 }
 
-static int swapped(const char *mem)
+static int swapped_n(const char *mem, int npages)
 {
 	int n = 0;
 
-	for (int i = 0; i < NPAGES; i++)
+	for (int i = 0; i < npages; i++)
 		n += !!(scn_pagemap(mem + i * PAGE_SIZE) & PM_SWAP);
 	return n;
+}
+
+/* MADV_PAGEOUT until every page is a swap PTE (a few tries); how many are. */
+static int page_out(char *mem, int npages)
+{
+	int out = 0;
+
+	for (int tries = 0; tries < 5 && (out = swapped_n(mem, npages)) < npages; tries++) {
+		madvise(mem, npages * PAGE_SIZE, MADV_PAGEOUT);
+		if (tries)
+			usleep(100 * 1000);
+	}
+	return out;
 }
 
 static void run(const char *name, enum kind k)
@@ -69,11 +111,7 @@ static void run(const char *name, enum kind k)
 	if (!row)
 		return;
 	mem = map_anon_ptes(LEN, 'o');
-	for (int tries = 0; tries < 5 && (out = swapped(mem)) < NPAGES; tries++) {
-		madvise(mem, LEN, MADV_PAGEOUT);
-		if (tries)
-			usleep(100 * 1000);
-	}
+	out = page_out(mem, NPAGES);
 	if (out < NPAGES) {
 		scn_ok(false, "%s: only %d of %d pages swapped out", name, out, NPAGES);
 		return;
@@ -127,11 +165,199 @@ static void run(const char *name, enum kind k)
 	munmap(mem, LEN);
 }
 
+/* Write the first byte of every page; how many then read back 'n'. */
+static int write_pages(char *mem, int npages)
+{
+	int good = 0;
+
+	for (int i = 0; i < npages; i++)
+		mem[i * PAGE_SIZE] = 'n';
+	for (int i = 0; i < npages; i++)
+		good += mem[i * PAGE_SIZE] == 'n' && mem[i * PAGE_SIZE + 1] == 'o';
+	return good;
+}
+
+static void swapin_write(const char *name, bool gupref)
+{
+	const struct scn_row *row = scn_begin(name);
+	struct iovec iov;
+	struct vmstat before, after;
+	static char pipebuf[LEN];
+	int pfd[2] = { -1, -1 }, out, good, inpipe = 0;
+	const char *outcome;
+	ssize_t got = 0, n;
+	char *mem;
+
+	if (!row)
+		return;
+	mem = map_anon_ptes(LEN, 'o');
+	if (gupref) {
+		/* The pipe holds FOLL_GET references on our own pages. */
+		iov.iov_base = mem;
+		iov.iov_len = LEN;
+		if (pipe(pfd) || fcntl(pfd[1], F_SETPIPE_SZ, 2 * LEN) < 0 ||
+		    vmsplice(pfd[1], &iov, 1, 0) != (ssize_t)LEN)
+			bail("vmsplice");
+	}
+	out = page_out(mem, NPAGES);
+	if (out < NPAGES) {
+		scn_ok(false, "%s: only %d of %d pages swapped out", name, out, NPAGES);
+		goto out;
+	}
+	if (!gupref)
+		wait_writeback();
+	scn_warm(&before);
+	good = write_pages(mem, NPAGES);
+	vmstat_read(&after);
+	if (gupref) {
+		while (got < (ssize_t)LEN && (n = read(pfd[0], pipebuf + got, LEN - got)) > 0)
+			got += n;
+		for (int i = 0; i < NPAGES; i++)
+			inpipe += pipebuf[i * PAGE_SIZE] == 'n';
+	}
+	if (good != NPAGES)
+		outcome = "lost-write";
+	else if (!gupref)
+		outcome = "ok";
+	else if (got != (ssize_t)LEN)
+		outcome = "error";
+	else
+		outcome = inpipe == NPAGES ? "reuse" : inpipe == 0 ? "copy" : "mixed";
+	scn_end(row, outcome, &before, &after, SLACK,
+		"swapped_out=%d/%d written=%d/%d%s%d", out, NPAGES, good, NPAGES,
+		gupref ? " pipe_sees_write=" : " pipe=", gupref ? inpipe : 0);
+out:
+	if (gupref) {
+		close(pfd[0]);
+		close(pfd[1]);
+	}
+	munmap(mem, LEN);
+}
+
+static char *primer;
+
+/*
+ * Swap on the stable-writes disk alone for one case: the profile ran
+ * mkswap on it and set its queue/stable_writes.  /dev/vda is swapped off
+ * meanwhile, which also empties the per-CPU swap slot caches that would
+ * otherwise hand out /dev/vda's slots first.  QEMU's throttle lets the
+ * first request after a quiet spell through at once, so a primer page-out
+ * fills its bucket first: the case's own writeback then waits seconds for
+ * the bucket to drain.
+ */
+static bool stable_swap_on(void)
+{
+	if (scn_read_long("/sys/block/vdc/queue/stable_writes") != 1) {
+		tap_diag("%s: queue/stable_writes is not 1", STABLE_DEV);
+		return false;
+	}
+	if (swapon(STABLE_DEV, SWAP_FLAG_PREFER | (100 << SWAP_FLAG_PRIO_SHIFT))) {
+		tap_diag("swapon %s: %m", STABLE_DEV);
+		return false;
+	}
+	if (swapoff("/dev/vda"))
+		bail("swapoff /dev/vda");
+	primer = map_anon_ptes(STABLE_PAGES * PAGE_SIZE, 'p');
+	page_out(primer, STABLE_PAGES);
+	return true;
+}
+
+static void stable_swap_off(void)
+{
+	munmap(primer, STABLE_PAGES * PAGE_SIZE);
+	if (swapon("/dev/vda", 0))
+		bail("swapon /dev/vda");
+	if (swapoff(STABLE_DEV))
+		bail("swapoff %s", STABLE_DEV);
+}
+
+/* Mapped pages of mem that are under writeback, and their pfns. */
+static int under_writeback(const char *mem, uint64_t *pfn)
+{
+	int wb = 0;
+
+	for (int i = 0; i < STABLE_PAGES; i++) {
+		pfn[i] = scn_pfn(mem + i * PAGE_SIZE);
+		wb += pfn[i] && (scn_kpageflags(pfn[i]) & (1ULL << KPF_WRITEBACK));
+	}
+	return wb;
+}
+
+static long nr_writeback(void)
+{
+	struct vmstat vs;
+
+	/* Fold the per-CPU differences: a few pages hide in them. */
+	scn_write_file("/proc/sys/vm/stat_refresh", "1");
+	vmstat_read(&vs);
+	return vmstat_get(&vs, "nr_writeback");
+}
+
+/*
+ * Outcome: "copy" if the written pages are not the ones under writeback,
+ * "written-under-writeback" if a write went into a page the device was
+ * still reading, "no-writeback" if writeback was over before the writes
+ * (the race did not run: a failure, not a pass).
+ */
+static void swap_writeback_stable(const char *name, bool read_first)
+{
+	const struct scn_row *row = scn_begin(name);
+	struct vmstat before, after;
+	uint64_t pfn0[STABLE_PAGES], pfn1[STABLE_PAGES];
+	int out, wb0 = 0, wb1, same = 0, bad = 0, good;
+	long nrwb0, nrwb1;
+	const char *outcome;
+	char *mem;
+
+	if (!row)
+		return;
+	if (!stable_swap_on()) {
+		scn_ok(false, "%s: no stable-writes swap on %s", name, STABLE_DEV);
+		return;
+	}
+	mem = map_anon_ptes(STABLE_PAGES * PAGE_SIZE, 'o');
+	out = page_out(mem, STABLE_PAGES);
+	if (read_first) {
+		/* Read faults: the pages come back from the swap cache, R/O. */
+		for (int i = 0; i < STABLE_PAGES; i++)
+			bad += mem[i * PAGE_SIZE] != 'o';
+		wb0 = under_writeback(mem, pfn0);
+	}
+	nrwb0 = nr_writeback();
+	scn_warm(&before);
+	good = write_pages(mem, STABLE_PAGES);
+	vmstat_read(&after);
+	wb1 = under_writeback(mem, pfn1);
+	nrwb1 = nr_writeback();
+	for (int i = 0; read_first && i < STABLE_PAGES; i++)
+		same += pfn1[i] == pfn0[i];
+	if (out < STABLE_PAGES || nrwb0 <= 0 || nrwb1 <= 0 ||
+	    (read_first && wb0 < STABLE_PAGES))
+		outcome = "no-writeback";
+	else if (bad || good != STABLE_PAGES)
+		outcome = "lost-write";
+	else if (wb1)
+		outcome = "written-under-writeback";
+	else if (read_first && same)
+		outcome = "mixed";
+	else
+		outcome = "copy";
+	scn_end(row, outcome, &before, &after, SLACK,
+		"swapped_out=%d/%d read_under_writeback=%d written_under_writeback=%d nr_writeback=%ld,%ld same_pfn=%d",
+		out, STABLE_PAGES, wb0, wb1, nrwb0, nrwb1, same);
+	munmap(mem, STABLE_PAGES * PAGE_SIZE);
+	stable_swap_off();
+}
+
 int main(void)
 {
 	scn_init("scn_swap");
 	run("swap-exclusive", EXCL);
 	run("swap-fork-exited", FORK_EXITED);
 	run("swap-fork-alive", FORK_ALIVE);
+	swapin_write("swapin-write", false);
+	swapin_write("swapin-write-gupref", true);
+	swap_writeback_stable("swap-writeback-stable", true);
+	swap_writeback_stable("swapin-writeback-stable", false);
 	return scn_finish();
 }

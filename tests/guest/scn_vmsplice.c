@@ -11,6 +11,8 @@
  *   vmsplice-4k       4 KiB pages (MADV_NOHUGEPAGE)           profile base
  *   vmsplice-thp-pmd  one PMD-mapped THP (Arcangeli's variant) profile thp
  *   vmsplice-thp-pte  the same THP PTE-mapped (split by mprotect) profile thp
+ *   vmsplice-hugetlb  a private hugetlb page; the child unmaps it   profile base
+ *                     (hugetlb FOLL_GET references never unshare in 6.1)
  *
  * Deterministic: one run per case.  The window between the snapshots holds
  * the child's vmsplice and unmap and the parent's writes; both processes
@@ -34,7 +36,7 @@
 #define HPAGE	(2UL << 20)
 #define SLACK	6
 
-enum kind { K4, PMD, PTE };
+enum kind { K4, PMD, PTE, HUGETLB };
 
 static char pipebuf[SPLICE];
 
@@ -59,6 +61,16 @@ static char *map_area(enum kind k, size_t *len, char *detail, size_t dlen)
 	char *raw, *p;
 
 	*len = k == K4 ? SPLICE : HPAGE;
+	if (k == HUGETLB) {
+		p = mmap(NULL, HPAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		memset(p, 'o', HPAGE);
+		snprintf(detail, dlen, "hugetlb=%d",
+			 !!(scn_kpageflags(scn_pfn(p)) & (1ULL << KPF_HUGE)));
+		return p;
+	}
 	raw = mmap(NULL, *len + HPAGE, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (raw == MAP_FAILED)
@@ -95,6 +107,11 @@ static void run(const char *name, enum kind k)
 	if (!row)
 		return;
 	p = map_area(k, &len, setup, sizeof(setup));
+	if (!p) {
+		scn_ok(false, "%s: hugetlb mmap: %m (nr_hugepages %ld)", name,
+		       scn_read_long("/proc/sys/vm/nr_hugepages"));
+		return;
+	}
 	if (k == PMD && scn_anon_huge_kb(p) < 2048) {
 		scn_ok(false, "%s: no PMD-mapped THP (%s)", name, setup);
 		return;
@@ -121,7 +138,7 @@ static void run(const char *name, enum kind k)
 			_exit(3);
 		if (vmsplice(pfd[1], &iov, 1, 0) != (ssize_t)SPLICE)
 			_exit(4);
-		if (madvise(p, len, MADV_DONTNEED))
+		if (k == HUGETLB ? munmap(p, len) : madvise(p, len, MADV_DONTNEED))
 			_exit(5);
 		xwrite(back[1], 'u');
 		if (xread(go[0]) != 'r')
@@ -167,5 +184,6 @@ int main(void)
 	run("vmsplice-4k", K4);
 	run("vmsplice-thp-pmd", PMD);
 	run("vmsplice-thp-pte", PTE);
+	run("vmsplice-hugetlb", HUGETLB);
 	return scn_finish();
 }

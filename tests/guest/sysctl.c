@@ -1,19 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sysctl: /proc/sys/vm/cow_policy takes exactly the three policy names,
- * rejects everything else with EINVAL without changing the value, needs
- * privilege, and logs each change once.
+ * rejects everything else with EINVAL without changing the value, is 0644
+ * (a writer that is not root gets EACCES from the mode), needs CAP_SYS_ADMIN
+ * in the credentials that opened the file (EPERM otherwise, even when the
+ * writer has it), traces every change once (cow:cow_policy_change) and logs
+ * changes to the kernel log at most once per five seconds, saying how many
+ * it did not log.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/klog.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cowtest.h"
@@ -49,18 +56,79 @@ static const struct bad bad_inputs[] = {
 	{ "over-long", longbuf, sizeof(longbuf) },
 };
 
-/* Number of "cow_policy: policy changed" lines in the kernel log. */
+static char klog[1 << 20];
+
+/* The kernel log, and how many "cow_policy: policy changed" lines it has. */
 static int change_lines(void)
 {
-	static char buf[1 << 20];
-	int len = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, sizeof(buf) - 1);
+	int len = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, klog, sizeof(klog) - 1);
 	int n = 0;
 	char *p;
 
 	if (len < 0)
 		bail("klogctl");
+	klog[len] = 0;
+	for (p = klog; (p = strstr(p, "cow_policy: policy changed from")); p++)
+		n++;
+	return n;
+}
+
+/*
+ * The changes that the change lines after the first skip+1 ones account
+ * for: one each, plus the "(N earlier changes not logged)" they report.
+ */
+static long changes_accounted(int skip)
+{
+	char *p, *nl, *paren;
+	long sum = 0;
+	int n = 0;
+
+	change_lines();
+	for (p = klog; (p = strstr(p, "cow_policy: policy changed from")); p++) {
+		if (n++ <= skip)
+			continue;
+		nl = strchr(p, '\n');
+		paren = strchr(p, '(');
+		sum += 1 + (paren && (!nl || paren < nl) ? atol(paren + 1) : 0);
+	}
+	return sum;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+#define TRACING "/sys/kernel/tracing"
+
+static void put(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+
+	if (fd < 0 || write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		bail("write %s to %s", val, path);
+	close(fd);
+}
+
+/* cow:cow_policy_change events in the trace buffer since the last clear. */
+static int change_events(void)
+{
+	static char buf[1 << 16];
+	int fd = open(TRACING "/trace", O_RDONLY), n = 0;
+	ssize_t r, len = 0;
+	char *p;
+
+	if (fd < 0)
+		bail("open " TRACING "/trace");
+	while (len < (ssize_t)sizeof(buf) - 1 &&
+	       (r = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += r;
+	close(fd);
 	buf[len] = 0;
-	for (p = buf; (p = strstr(p, "cow_policy: policy changed from")); p++)
+	for (p = buf; (p = strstr(p, "cow_policy_change: ")); p++)
 		n++;
 	return n;
 }
@@ -84,7 +152,7 @@ static int in_child(int (*fn)(void))
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 255;
 }
 
-/* An unprivileged user opens the file (0666) and gets EPERM on write. */
+/* An unprivileged user cannot open the file (0644) for writing: EACCES. */
 static int as_nobody(void)
 {
 	if (setgid(65534) || setuid(65534))
@@ -96,7 +164,7 @@ static int as_nobody(void)
 
 /*
  * An unprivileged writer racing the privileged one: every one of its
- * writes must fail with EPERM.  Returns how many did not (at most 99).
+ * writes must fail with EACCES.  Returns how many did not (at most 99).
  */
 static int nobody_races(void)
 {
@@ -105,24 +173,55 @@ static int nobody_races(void)
 	if (setgid(65534) || setuid(65534))
 		return 100;
 	for (i = 0; i < RACE_WRITES; i++)
-		if (set(names[i % 3]) != -EPERM && bad < 99)
+		if (set(names[i % 3]) != -EACCES && bad < 99)
 			bad++;
 	return bad;
 }
 
-/* Root without CAP_SYS_ADMIN gets EPERM from the handler. */
-static int without_cap_sys_admin(void)
+/* Drop (or raise again) CAP_SYS_ADMIN in the effective set; 0 or -1. */
+static int effective_cap_sys_admin(bool on, bool permitted_too)
 {
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct data[2];
 
 	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	if (on)
+		data[0].effective |= 1U << CAP_SYS_ADMIN;
+	else
+		data[0].effective &= ~(1U << CAP_SYS_ADMIN);
+	if (permitted_too)
+		data[0].permitted &= ~(1U << CAP_SYS_ADMIN);
+	return syscall(SYS_capset, &hdr, data) ? -1 : 0;
+}
+
+/* Root without CAP_SYS_ADMIN opens and writes: EPERM from the handler. */
+static int without_cap_sys_admin(void)
+{
+	if (effective_cap_sys_admin(false, true))
 		return 100;
-	data[0].effective &= ~(1U << CAP_SYS_ADMIN);
-	data[0].permitted &= ~(1U << CAP_SYS_ADMIN);
-	if (syscall(SYS_capset, &hdr, data))
-		return 101;
 	return -set("mapcount");
+}
+
+/*
+ * The confused deputy: the file is opened without CAP_SYS_ADMIN (as an
+ * unprivileged caller would hand a descriptor to a setuid program), then
+ * written by a process that has it.  The opener's credentials decide: EPERM.
+ */
+static int deputy(void)
+{
+	int fd, ret;
+
+	if (effective_cap_sys_admin(false, false))
+		return 100;
+	fd = open("/proc/sys/vm/cow_policy", O_WRONLY);
+	if (fd < 0)
+		return 101;
+	if (effective_cap_sys_admin(true, false))
+		return 102;
+	ret = write(fd, "mapcount", 8) < 0 ? errno : 0;
+	close(fd);
+	return ret;
 }
 
 int main(void)
@@ -138,7 +237,7 @@ int main(void)
 		return tap_exit();
 	}
 	memset(longbuf, 'a', sizeof(longbuf));
-	tap_plan(3 * 3 + 2 * (int)(sizeof(bad_inputs) / sizeof(bad_inputs[0])) + 13);
+	tap_plan(3 * 3 + 2 * (int)(sizeof(bad_inputs) / sizeof(bad_inputs[0])) + 19);
 	snprintf(orig, sizeof(orig), "%s", cow_policy_now());
 
 	/* Valid values round-trip, with and without a newline. */
@@ -179,10 +278,20 @@ int main(void)
 
 	/* Privilege. */
 	snprintf(before, sizeof(before), "%s", cow_policy_now());
+	{
+		struct stat st;
+
+		tap_result(!stat("/proc/sys/vm/cow_policy", &st) &&
+			   (st.st_mode & 07777) == 0644, "mode 0644 (got %o)",
+			   (unsigned int)(st.st_mode & 07777));
+	}
 	ret = in_child(as_nobody);
-	tap_result(ret == EPERM, "uid 65534: EPERM on write (got %d)", ret);
+	tap_result(ret == EACCES, "uid 65534: EACCES from the mode (got %d)", ret);
 	ret = in_child(without_cap_sys_admin);
 	tap_result(ret == EPERM, "root without CAP_SYS_ADMIN: EPERM (got %d)", ret);
+	ret = in_child(deputy);
+	tap_result(ret == EPERM,
+		   "opened without CAP_SYS_ADMIN, written with it: EPERM (got %d)", ret);
 	tap_result(!strcmp(cow_policy_now(), before), "value unchanged by them");
 
 	/* Unprivileged writers racing a privileged one and readers. */
@@ -211,24 +320,54 @@ int main(void)
 			waitpid(kids[k], &status, 0);
 			bad += WIFEXITED(status) ? WEXITSTATUS(status) : 255;
 		}
-		tap_result(!bad, "2 unprivileged writers x %d racing: every write EPERM (%d not)",
+		tap_result(!bad, "2 unprivileged writers x %d racing: every write EACCES (%d not)",
 			   RACE_WRITES, bad);
 		tap_result(!odd, "600 privileged writes meanwhile succeed, every read a policy name (%d odd)",
 			   odd);
 		set(before);
 	}
 
-	/* One log line per change, none for no change or bad input. */
-	logs = change_lines();
+	/* One trace event per change, none for no change or bad input. */
+	put(TRACING "/events/cow/cow_policy_change/enable", "1");
+	put(TRACING "/trace", "");
 	set("mapcount");
-	tap_result(change_lines() == logs + 1, "a change logs one line");
+	tap_result(change_events() == 1, "a change traces one event");
 	set("mapcount");
-	tap_result(change_lines() == logs + 1, "writing the same value logs nothing");
+	tap_result(change_events() == 1, "writing the same value traces nothing");
 	cow_policy_write("bogus", 5);
-	tap_result(change_lines() == logs + 1, "a bad value logs nothing");
+	tap_result(change_events() == 1, "a bad value traces nothing");
 	set("exclusive");
 	set("refcount");
-	tap_result(change_lines() == logs + 3, "two changes log two lines");
+	tap_result(change_events() == 3, "two changes trace two events");
+	put(TRACING "/events/cow/cow_policy_change/enable", "0");
+
+	/*
+	 * The kernel log cannot flood: 300 changes in a burst log at most one
+	 * line per five seconds, and the next line after a quiet five seconds
+	 * says how many changes it did not log.
+	 */
+	{
+		double t0, dt;
+		long accounted;
+
+		sleep(6);
+		logs = change_lines();
+		t0 = now_s();
+		for (i = 0; i < 300; i++)
+			set(names[i % 3]);
+		dt = now_s() - t0;
+		ret = change_lines() - logs;
+		tap_result(ret >= 1 && ret <= 2 + (int)(dt / 5),
+			   "300 changes in %.1f s: %d kernel log lines", dt, ret);
+		sleep(6);
+		set(names[0]);
+		set(names[1]);
+		/* The burst's first line, then every change once. */
+		accounted = changes_accounted(logs);
+		tap_result(accounted == 300,
+			   "the log lines after it account for the other 299 changes and the next one (%ld, want 300)",
+			   accounted);
+	}
 
 	/* Leave it as the runner set it. */
 	tap_result(set(orig) == 0 && !strcmp(cow_policy_now(), orig),

@@ -74,6 +74,7 @@ uint64_t scn_pfn(const void *addr);
 /* /proc/kpageflags of pfn. */
 uint64_t scn_kpageflags(uint64_t pfn);
 #define KPF_ANON	12
+#define KPF_HUGE	17
 #define KPF_COMPOUND_HEAD 15
 #define KPF_COMPOUND_TAIL 16
 #define KPF_KSM		21
