@@ -6,7 +6,12 @@ set -u
 log=$1
 [ -f "$log" ] || { echo "scan-log: no such log: $log" >&2; exit 2; }
 found=0
+# BUG() and VM_BUG_ON() print "kernel BUG at" and "invalid opcode:", not
+# "BUG:"; a dump_page() says why it dumped.  Each pattern has its own canned
+# log in tests/host/logs.
 for pat in 'WARNING:' 'BUG:' 'Oops' 'general protection fault' 'Kernel panic' \
+	'kernel BUG at' 'invalid opcode:' 'page dumped because' 'UBSAN:' \
+	'soft lockup' 'hard LOCKUP' 'list_add corruption' 'list_del corruption' \
 	'possible circular locking' 'possible recursive locking' \
 	'inconsistent lock state' 'INFO: lockdep' 'suspicious RCU usage' \
 	'self-detected stall' 'detected stalls on CPUs' 'blocked for more than'; do
