@@ -279,10 +279,10 @@ int main(void)
 	/* Privilege. */
 	snprintf(before, sizeof(before), "%s", cow_policy_now());
 	{
-		struct stat st;
+		struct stat st = { 0 };
 
-		tap_result(!stat("/proc/sys/vm/cow_policy", &st) &&
-			   (st.st_mode & 07777) == 0644, "mode 0644 (got %o)",
+		ret = stat("/proc/sys/vm/cow_policy", &st);
+		tap_result(!ret && (st.st_mode & 07777) == 0644, "mode 0644 (got %o)",
 			   (unsigned int)(st.st_mode & 07777));
 	}
 	ret = in_child(as_nobody);
