@@ -74,6 +74,19 @@ if [ -n "$GUEST_SETUP" ]; then
 	if [ "$rc" = 0 ]; then tap_ok "setup $PROFILE"; else tap_fail "setup $PROFILE (exit $rc)"; fi
 fi
 
+# The variants built with CONFIG_COW_POLICY=y must have vm.cow_policy: on
+# them its absence fails the run (and each policy's tests) rather than
+# turning every policy but exclusive into a skip.  Tests read the same
+# expectation from COWTEST_COW_POLICY (cowtest.c: cow_policy_expected()).
+case $VARIANT in
+nocow | base) COWTEST_COW_POLICY=0 ;;
+*) COWTEST_COW_POLICY=1 ;;
+esac
+export COWTEST_COW_POLICY
+if [ "$COWTEST_COW_POLICY" = 1 ] && [ ! -e /proc/sys/vm/cow_policy ]; then
+	tap_fail "vm.cow_policy present (variant $VARIANT has CONFIG_COW_POLICY=y)"
+fi
+
 # set_policy P: 0 when set, 1 when it could not be set, 2 when the kernel
 # has no /proc/sys/vm/cow_policy.
 set_policy() {
@@ -110,6 +123,10 @@ for p in $POLICIES; do
 	st=$?
 	while read -r cmd; do
 		name=$(echo "$cmd" | tr ' ' '_')
+		if [ "$st" = 2 ] && [ "$COWTEST_COW_POLICY" = 1 ]; then
+			tap_fail "$p/$name (variant $VARIANT has no vm.cow_policy)"
+			continue
+		fi
 		if [ "$st" = 2 ] && [ "$p" != exclusive ]; then
 			tap_skip "$p/$name" "no cow_policy"
 			continue

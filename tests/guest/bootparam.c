@@ -32,8 +32,11 @@ int main(void)
 
 	if (!cow_policy_present()) {
 		tap_plan(1);
-		tap_skip("no CONFIG_COW_POLICY", "cow_policy= boot parameter");
-		return 0;
+		if (cow_policy_expected())
+			tap_result(false, "cow_policy= boot parameter: no vm.cow_policy");
+		else
+			tap_skip("no CONFIG_COW_POLICY", "cow_policy= boot parameter");
+		return tap_exit();
 	}
 	f = fopen("/proc/cmdline", "r");
 	if (!f || !fgets(cmdline, sizeof(cmdline), f))

@@ -1056,8 +1056,11 @@ int main(int argc, char **argv)
 	tap_diag("flipstress: %ld s, seed %llu", seconds, seed);
 	if (!cow_policy_present()) {
 		for (k = 0; k < 7; k++)
-			tap_skip("no /proc/sys/vm/cow_policy", "flipstress");
-		return 0;
+			if (cow_policy_expected())
+				tap_result(false, "flipstress: no /proc/sys/vm/cow_policy");
+			else
+				tap_skip("no /proc/sys/vm/cow_policy", "flipstress");
+		return tap_exit();
 	}
 	snprintf(start_policy, sizeof(start_policy), "%s", cow_policy_now());
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,

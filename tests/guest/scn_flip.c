@@ -284,7 +284,10 @@ int main(void)
 	scn_init("scn_flip");
 	if (!cow_policy_present()) {
 		/* CONFIG_COW_POLICY=n: there is nothing to flip. */
-		scn_skip("no /proc/sys/vm/cow_policy", "runtime policy flips");
+		if (cow_policy_expected())
+			scn_ok(false, "runtime policy flips: no /proc/sys/vm/cow_policy");
+		else
+			scn_skip("no /proc/sys/vm/cow_policy", "runtime policy flips");
 		return scn_finish();
 	}
 	snprintf(start_policy, sizeof(start_policy), "%s", cow_policy_now());

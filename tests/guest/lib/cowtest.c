@@ -134,6 +134,13 @@ bool cow_policy_present(void)
 	return access("/proc/sys/vm/cow_policy", F_OK) == 0;
 }
 
+bool cow_policy_expected(void)
+{
+	const char *e = getenv("COWTEST_COW_POLICY");
+
+	return e ? strcmp(e, "0") != 0 : cow_policy_present();
+}
+
 const char *cow_policy_now(void)
 {
 	static char name[32];

@@ -39,6 +39,12 @@ bool vmstat_has(const struct vmstat *vs, const char *name);
 /* vm.cow_policy: the policy in force ("exclusive" without the sysctl). */
 const char *cow_policy_now(void);
 bool cow_policy_present(void);
+/*
+ * Whether this kernel is meant to have it: COWTEST_COW_POLICY from the
+ * runner (0 on the nocow and base variants), else whether it has it.  A
+ * test skips for a missing vm.cow_policy only when it is not expected.
+ */
+bool cow_policy_expected(void);
 int cow_policy_write(const char *buf, size_t len);
 
 /*
