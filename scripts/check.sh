@@ -173,6 +173,34 @@ rm -rf "$vt"
 if [ -z "$vt_bad" ]; then ok "vm_selftest verdicts (pass, fail, skip, timeout, expected fail that passes)"
 else notok "vm_selftest verdicts" "wrong exit for:$vt_bad"; fi
 
+# 10. scripts/matrix.sh fails a cell that mismatched or never ran: fake
+# run logs of profile base made from the expectations themselves.
+mx=$(mktemp -d)
+fake_log() { # VARIANT POLICIES [DROP] [BAD]: a fake <variant>-base.log
+	{
+		echo "# cow-policy run fake: variant=$1 profile=base accel=tcg timeout=1s"
+		awk -F '\t' -v pols="$2" -v drop="${3:-}" -v bad="${4:-}" '
+			$2 == "base" && index(" " pols " ", " " $3 " ") && $1 != drop {
+				printf "    # RESULT scenario=%s profile=base policy=%s outcome=%s expected=%s match=%s\n",
+					$1, $3, $4, $4, ($1 == bad ? "no" : "yes")
+			}' tests/expect/scenarios.tsv
+	} >"$mx/$1-base.log"
+}
+mx_case() { # WANT-RC WHAT
+	sh scripts/matrix.sh "$mx" >/dev/null 2>&1
+	if [ $? = "$1" ]; then ok "matrix.sh: $2"; else notok "matrix.sh: $2" "exit status not $1"; fi
+	rm -f "$mx"/*.log
+}
+fake_log cow "exclusive refcount mapcount"; fake_log nocow exclusive
+mx_case 0 "every base cell ran and matched (cow; nocow exclusive only)"
+fake_log cow "exclusive refcount mapcount" vmsplice-4k
+mx_case 1 "a cell that never ran fails"
+fake_log cow "exclusive refcount mapcount" "" ksm-last
+mx_case 1 "a mismatched cell fails"
+fake_log nocow "exclusive" vmsplice-4k
+mx_case 1 "a cell that never ran on nocow fails"
+rm -rf "$mx"
+
 echo "$pass passed, $fail failed, $skip skipped"
 if [ $fail = 0 ]; then
 	stage "check" "ok ($pass passed, $skip skipped)" "$start"

@@ -5,7 +5,9 @@
 # one row per scenario and log, one column per policy, each cell the
 # observed outcome and the non-zero cow_* counter deltas ("cow_" dropped),
 # mismatches with the expectation marked. Expectations that apply to a log
-# but have no RESULT line show as "not run". Prints the path it wrote.
+# but have no RESULT line show as "not run" (on the nocow and base variants,
+# which have no vm.cow_policy, only the exclusive column applies). Prints
+# the path it wrote, and exits 1 when a cell mismatched or did not run.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:?usage: matrix.sh RESULTS_DIR [EXPECT_TSV]}
@@ -27,7 +29,8 @@ for log in "$dir"/*.log; do
 	sed -n 's/^[[:space:]]*# RESULT //p' "$log" | tr -d '\r' | sed "s|^|$name	|" >>"$tmp"
 	# Which profile the log is, for the "not run" cells.
 	prof=$(sed -n 's/^# cow-policy run .* profile=\([^ ]*\) .*/\1/p' "$log" | head -n 1)
-	printf 'LOG\t%s\t%s\n' "$name" "$prof" >>"$tmp"
+	var=$(sed -n 's/^# cow-policy run .* variant=\([^ ]*\) .*/\1/p' "$log" | head -n 1)
+	printf 'LOG\t%s\t%s\t%s\n' "$name" "$prof" "$var" >>"$tmp"
 done
 
 awk -F '\t' -v expect="$expect" -v run="$(basename "$dir")" \
@@ -42,7 +45,7 @@ BEGIN {
 		if (!(f[1] in sorder)) sorder[f[1]] = ne
 	}
 }
-$1 == "LOG" { logprof[$2] = $3; logs[++nl] = $2; next }
+$1 == "LOG" { logprof[$2] = $3; logvar[$2] = $4; logs[++nl] = $2; next }
 {
 	log_ = $1; n = split($2, w, " ")
 	sc = ""; p = ""; o = ""; e = ""; m = ""; c = ""
@@ -70,6 +73,8 @@ END {
 			if (f[2] != "*" && f[2] != logprof[logs[l]]) continue
 			key = f[1] SUBSEP logs[l]
 			if (f[2] == "*" && !(key in seen)) continue
+			if ((logvar[logs[l]] == "nocow" || logvar[logs[l]] == "base") &&
+			    f[3] != "exclusive") continue
 			if (!(key in seen)) { seen[key] = 1; rows[++nr] = key }
 			if (!((key, f[3]) in cell)) {
 				cell[key, f[3]] = "**not run** (expected " f[4] ")"
@@ -106,3 +111,8 @@ END {
 	}
 }' "$tmp" >"$out"
 echo "$out"
+# The header says how many cells mismatched and how many did not run.
+sed -n 3p "$out" | grep -q ' 0 mismatches, 0 expected cells not run' || {
+	sed -n 3p "$out" >&2
+	exit 1
+}

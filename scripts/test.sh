@@ -81,7 +81,12 @@ for vp in $TEST_MATRIX; do
 	"$MAKE" --no-print-directory run VARIANT="$v" PROFILE="$p" || true
 done
 # The scenario matrix (tests/expect/scenarios.tsv) from the runs' RESULT lines.
-echo "scenario matrix: $(scripts/matrix.sh "$rdir" || echo "FAILED")"
+# Every expected cell of every profile that ran must have run and matched.
+if mx=$(scripts/matrix.sh "$rdir" 2>&1); then
+	record pass "scenario matrix: $(echo "$mx" | tail -n 1)"
+else
+	record fail "scenario matrix: $(echo "$mx" | tr '\n' ' ')"
+fi
 # Upstream's cow.c and gup_longterm.c (profile upstream, issue 7): per-policy
 # totals, failing cases with their reasons (tests/expect/upstream.tsv) and the
 # per-case matrix in $rdir/upstream.md, totals appended to matrix.md. The
