@@ -201,6 +201,32 @@ fake_log nocow "exclusive" vmsplice-4k
 mx_case 1 "a cell that never ran on nocow fails"
 rm -rf "$mx"
 
+# 11. scripts/vmtests_report.py: exclusive must be compared with unpatched
+# 6.1 on every invocation; nothing to compare is not a pass.
+vr=$(mktemp -d)
+vm_log() { # VARIANT SYSCTL POLICY NAME...: a fake <variant>-vmtests.log
+	v=$1 sc=$2 pol=$3
+	shift 3
+	{
+		echo "# cow-policy run fake: variant=$v profile=vmtests accel=tcg timeout=1s"
+		for n in "$@"; do
+			echo "    # VMSELFTEST policy=$pol sysctl=$sc result=pass expected=pass rc=0 secs=1 name=$n"
+		done
+	} >"$vr/$v-vmtests.log"
+}
+vr_case() { # WANT-RC WHAT
+	python3 scripts/vmtests_report.py "$vr" >/dev/null 2>&1
+	if [ $? = "$1" ]; then ok "vmtests_report: $2"; else notok "vmtests_report: $2" "exit status not $1"; fi
+	rm -f "$vr"/*
+}
+vm_log cow yes exclusive a b; vm_log base no exclusive a b
+vr_case 0 "exclusive and unpatched 6.1 agree on every invocation"
+vm_log cow yes exclusive a b
+vr_case 1 "no unpatched 6.1 run: not compared, fails"
+vm_log cow yes exclusive a b; vm_log base no exclusive a
+vr_case 1 "an invocation missing on unpatched 6.1 fails"
+rm -rf "$vr"
+
 echo "$pass passed, $fail failed, $skip skipped"
 if [ $fail = 0 ]; then
 	stage "check" "ok ($pass passed, $skip skipped)" "$start"
