@@ -227,6 +227,13 @@ vm_log cow yes exclusive a b; vm_log base no exclusive a
 vr_case 1 "an invocation missing on unpatched 6.1 fails"
 rm -rf "$vr"
 
+# 12. a run that dies before it starts still counts as a failed run.
+rc_counts=$(mktemp)
+(COWTEST_COUNTS=$rc_counts run_counted cow no-such-profile >/dev/null 2>&1)
+if grep -q '^fail run cow-no-such-profile ' "$rc_counts"; then ok "a run that never starts is counted as failed"
+else notok "a run that never starts is counted as failed" "no fail record"; fi
+rm -f "$rc_counts"
+
 echo "$pass passed, $fail failed, $skip skipped"
 if [ $fail = 0 ]; then
 	stage "check" "ok ($pass passed, $skip skipped)" "$start"

@@ -72,3 +72,13 @@ uapi_headers() {
 		>"$2/headers.log" 2>&1 || { tail -n 20 "$2/headers.log" >&2; die "headers_install of $1 failed (log: $2/headers.log)"; }
 	echo "$_head" >"$2/usr/.stamp"
 }
+
+# run_counted VARIANT PROFILE: one QEMU run (make run) for make test.
+# run-qemu.sh counts the runner's tests and the run itself ("run
+# <variant>-<profile>", pass or fail); a run that died before it could (bad
+# profile, no kernel, an early error) is counted as failed here, by name.
+run_counted() {
+	"${MAKE:-make}" --no-print-directory run VARIANT="$1" PROFILE="$2" || true
+	grep -q -E "^(pass|fail) run $1-$2\$" "$COWTEST_COUNTS" ||
+		record fail "run $1-$2 (no result: the run did not start or died early)"
+}

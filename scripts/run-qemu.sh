@@ -142,5 +142,6 @@ if [ -n "$reasons" ]; then
 	stage "run $name" "FAILED (accel $accel, log: $log)" "$start"
 	exit 1
 fi
+record pass "run $name"
 summary=$(printf '%s\n' "$status" | sed 's/^COWTEST-STATUS //')
 stage "run $name" "ok (accel $accel, boot-to-runner ${boot:-?}s, $summary, log: $log)" "$start"

@@ -77,8 +77,7 @@ for vp in $TEST_MATRIX; do
 		;;
 	esac
 	step "initramfs $v-$p" initramfs VARIANT="$v" PROFILE="$p" || continue
-	# run-qemu.sh counts the runner's tests and its own failure itself.
-	"$MAKE" --no-print-directory run VARIANT="$v" PROFILE="$p" || true
+	run_counted "$v" "$p"
 done
 # The scenario matrix (tests/expect/scenarios.tsv) from the runs' RESULT lines.
 # Every expected cell of every profile that ran must have run and matched.
