@@ -157,12 +157,12 @@ done
 # 9. guest/vm_selftest.sh decides pass/fail/skip/timeout and compares with
 # the expectation both ways: fake programs exit with their first argument.
 vt=$(mktemp -d)
-printf '#!/bin/sh\n[ "$1" = hang ] && exec sleep 30\nexit "$1"\n' >"$vt/vm61_fake"
+printf '#!/bin/sh\n[ "$1" = hang ] && exec sleep 30\n[ "$1" = crash ] && kill -SEGV $$\nexit "$1"\n' >"$vt/vm61_fake"
 chmod +x "$vt/vm61_fake"
 mkdir "$vt/scratch" && : >"$vt/scratch/left-over"
-printf 'all\tfake 4\tskip\tr\nall\tfake 0 x\tfail\tr\nall\tfake 1 y\tpass\tr\nexclusive\tfake 1 y\tfail\tr\nall\tfake hang\ttimeout\tr\n' >"$vt/expect.tsv"
+printf 'all\tfake 4\tskip\tr\nall\tfake 0 x\tfail\tr\nall\tfake 1 y\tpass\tr\nexclusive\tfake 1 y\tfail\tr\nall\tfake hang\ttimeout\tr\nall\tfake crash\tfail\tr\n' >"$vt/expect.tsv"
 vt_bad=""
-for c in "0:0" "1:1" "4:0" "0 x:1" "1 y:0" "hang:0" "3:1"; do
+for c in "0:0" "1:1" "4:0" "0 x:1" "1 y:0" "hang:0" "3:1" "crash:1"; do
 	VM_SELFTEST_BIN=$vt VM_SELFTEST_EXPECT=$vt/expect.tsv VM_SELFTEST_PREP=0 \
 		VM_SELFTEST_SCRATCH=$vt/scratch VM_SELFTEST_TIMEOUT=1 \
 		sh guest/vm_selftest.sh fake ${c%:*} >"$tmp" 2>&1
@@ -170,7 +170,7 @@ for c in "0:0" "1:1" "4:0" "0 x:1" "1 y:0" "hang:0" "3:1"; do
 done
 [ -e "$vt/scratch/left-over" ] && vt_bad="$vt_bad scratch-not-emptied"
 rm -rf "$vt"
-if [ -z "$vt_bad" ]; then ok "vm_selftest verdicts (pass, fail, skip, timeout, expected fail that passes)"
+if [ -z "$vt_bad" ]; then ok "vm_selftest verdicts (pass, fail, skip, timeout, expected fail that passes, crash where a fail is expected)"
 else notok "vm_selftest verdicts" "wrong exit for:$vt_bad"; fi
 
 # 10. scripts/matrix.sh fails a cell that mismatched or never ran: fake
