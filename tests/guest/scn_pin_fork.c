@@ -110,7 +110,13 @@ static void run(int fd, const struct cs *cs)
 		xwrite(back[1], 'r');
 		if (xread(go[0]) != 'g')
 			_exit(3);
-		c = !scn_count_diff(mem, 'o', LEN) ? 'o' : 'n';
+		/*
+		 * 'n': the parent's CPU writes (first half) or the device's
+		 * writes (second half) reached the child: a leak.
+		 */
+		c = !scn_count_diff(mem, 'o', LEN) ? 'o' :
+		    (!scn_count_diff(mem, 'P', HALF) ||
+		     !scn_count_diff(mem + HALF, 'D', HALF)) ? 'n' : 'm';
 		xwrite(back[1], c);
 		_exit(0);
 	}
@@ -146,12 +152,17 @@ static void run(int fd, const struct cs *cs)
 		child = xread(back[0]);
 		waitpid(pid, NULL, 0);
 	}
-	outcome = child == 'n' ? "leak" : dev_stale || cpu_stale ? "stale-pin" : "ok";
+	/* A child that died ('?') or saw something else ('m') is no verdict. */
+	if (cs->child_alive && child != 'o' && child != 'n')
+		outcome = "error";
+	else
+		outcome = child == 'n' ? "leak" : dev_stale || cpu_stale ? "stale-pin" : "ok";
 	scn_end(row, outcome, &before, &after, SLACK,
 		"device_sees_cpu=%s cpu_sees_device=%s child=%s",
 		dev_stale ? "no" : "yes",
 		!(cs->flags & COWPIN_F_WRITE) ? "n/a" : cpu_stale ? "no" : "yes",
-		child == 'o' ? "old" : child == 'n' ? "new" : "exited");
+		child == 'o' ? "old" : child == 'n' ? "new" : child == '-' ? "exited" :
+		child == 'm' ? "mixed" : "died");
 	cowpin_dereg(fd, h);
 	close(go[0]); close(go[1]); close(back[0]); close(back[1]);
 	munmap(mem, LEN);
