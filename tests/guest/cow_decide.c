@@ -31,12 +31,6 @@
 enum { EXCL, REFC, MAPC, NR_POL };
 static const char *const pol_name[NR_POL] = { "exclusive", "refcount", "mapcount" };
 
-static const char *const decision_counters[] = {
-	"cow_reuse_exclusive", "cow_reuse_refcount", "cow_reuse_mapcount",
-	"cow_reuse_ksm", "cow_copy_mapcount", "cow_copy_refcount",
-	"cow_copy_ksm", "cow_copy_swap", "cow_copy_locked",
-};
-
 /* What one policy must do in one scenario. */
 struct expect {
 	/* Counters that move by NPAGES each; NULL-terminated, may be empty. */
@@ -310,12 +304,12 @@ static void check(const struct scenario *s, const struct expect *e,
 		if (strcmp(e->moves[i], "cow_gup_break"))
 			expected += NPAGES;
 	}
-	for (unsigned int i = 0; i < sizeof(decision_counters) / sizeof(char *); i++) {
-		long long d = vmstat_delta(&o->before, &o->after, decision_counters[i]);
+	for (int i = 0; cow_decision_counters[i]; i++) {
+		long long d = vmstat_delta(&o->before, &o->after, cow_decision_counters[i]);
 
 		decided += d;
-		if (d && !in_list(e->moves, decision_counters[i]))
-			tap_diag("%s: also %s +%lld", s->name, decision_counters[i], d);
+		if (d && !in_list(e->moves, cow_decision_counters[i]))
+			tap_diag("%s: also %s +%lld", s->name, cow_decision_counters[i], d);
 	}
 	ok = decided >= expected && decided <= expected + SLACK;
 	tap_result(ok, "%s: %lld decisions in all (want %lld)", s->name, decided,

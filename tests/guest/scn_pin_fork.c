@@ -61,6 +61,20 @@ struct cs {
 
 static char dev[LEN];
 
+/*
+ * The vmstat snapshots of a case, kept out of fork(): the parent writes
+ * "after" while it shares its memory with a child, and the snapshot must
+ * not add copy-on-write decisions of its own to the window.
+ */
+static struct vmstat *snaps(int i)
+{
+	static struct vmstat *s;
+
+	if (!s)
+		s = map_dontfork(2 * sizeof(*s));
+	return &s[i];
+}
+
 static char xread(int fd)
 {
 	char c = '?';
@@ -77,7 +91,7 @@ static void xwrite(int fd, char c)
 static void run(int fd, const struct cs *cs)
 {
 	const struct scn_row *row = scn_begin(cs->name);
-	struct vmstat before, after;
+	struct vmstat *before = snaps(0), *after = snaps(1);
 	int go[2], back[2], ret;
 	long dev_stale, cpu_stale;
 	char child = '-', *mem;
@@ -90,7 +104,7 @@ static void run(int fd, const struct cs *cs)
 	mem = map_anon_ptes(LEN, 'o');
 	if (pipe(go) || pipe(back))
 		bail("pipe");
-	scn_warm(&before);
+	scn_warm(before);
 	if (cs->when == PIN_BEFORE_FORK) {
 		ret = cowpin_reg(fd, mem, LEN, cs->flags, &h);
 		if (ret) {
@@ -135,7 +149,7 @@ static void run(int fd, const struct cs *cs)
 	}
 	/* The CPU writes the first half; the device the second (if it can). */
 	memset(mem, 'P', HALF);
-	vmstat_read(&after);
+	vmstat_read(after);
 	if (cs->flags & COWPIN_F_WRITE) {
 		memset(dev, 'D', HALF);
 		if (cowpin_dev_write(fd, h, HALF, HALF, dev))
@@ -157,7 +171,7 @@ static void run(int fd, const struct cs *cs)
 		outcome = "error";
 	else
 		outcome = child == 'n' ? "leak" : dev_stale || cpu_stale ? "stale-pin" : "ok";
-	scn_end(row, outcome, &before, &after, SLACK,
+	scn_end(row, outcome, before, after, SLACK,
 		"device_sees_cpu=%s cpu_sees_device=%s child=%s",
 		dev_stale ? "no" : "yes",
 		!(cs->flags & COWPIN_F_WRITE) ? "n/a" : cpu_stale ? "no" : "yes",
@@ -220,7 +234,7 @@ static void ro_pin_shared_fork(int fd)
 {
 	const struct scn_row *row = scn_begin("ro-pin-shared-fork");
 	uint64_t h = 0, mine[NPAGES], theirs[NPAGES];
-	struct vmstat before, after;
+	struct vmstat *before = snaps(0), *after = snaps(1);
 	int go[2], back[2], pp[2], ret, shared = 0;
 	pid_t holder, pid;
 	char *mem;
@@ -231,7 +245,7 @@ static void ro_pin_shared_fork(int fd)
 	holder = hold_child(go, back);
 	if (pipe(pp))
 		bail("pipe");
-	scn_warm(&before);
+	scn_warm(before);
 	ret = cowpin_reg(fd, mem, LEN, COWPIN_F_LONGTERM, &h);
 	if (ret) {
 		scn_ok(false, "ro-pin-shared-fork: register: %s", strerror(-ret));
@@ -243,7 +257,7 @@ static void ro_pin_shared_fork(int fd)
 		bail("fork");
 	if (!pid)
 		child_pfns(mem, NPAGES, pp[1]);
-	vmstat_read(&after);
+	vmstat_read(after);
 	if (read(pp[0], theirs, sizeof(theirs)) != (ssize_t)sizeof(theirs))
 		bail("second child");
 	waitpid(pid, NULL, 0);
@@ -252,7 +266,7 @@ static void ro_pin_shared_fork(int fd)
 		shared += theirs[i] == mine[i];
 	}
 	scn_end(row, shared == NPAGES ? "shared" : shared ? "mixed" : "copy",
-		&before, &after, SLACK, "second_child_shares=%d/%d", shared, NPAGES);
+		before, after, SLACK, "second_child_shares=%d/%d", shared, NPAGES);
 	cowpin_dereg(fd, h);
 	release_child(holder, go, back);
 	close(pp[0]); close(pp[1]);
@@ -262,7 +276,7 @@ static void ro_pin_shared_fork(int fd)
 static void gup_nofault_shared(int fd, const char *name, uint64_t flags)
 {
 	const struct scn_row *row = scn_begin(name);
-	struct vmstat before, after;
+	struct vmstat *before = snaps(0), *after = snaps(1);
 	int go[2], back[2], ret, same = 0;
 	uint64_t h = 0, pfn[NPAGES];
 	pid_t holder;
@@ -274,13 +288,13 @@ static void gup_nofault_shared(int fd, const char *name, uint64_t flags)
 	for (int i = 0; i < NPAGES; i++)
 		pfn[i] = scn_pfn(mem + i * PAGE_SIZE);
 	holder = hold_child(go, back);
-	scn_warm(&before);
+	scn_warm(before);
 	ret = cowpin_reg(fd, mem, LEN, flags, &h);
-	vmstat_read(&after);
+	vmstat_read(after);
 	for (int i = 0; i < NPAGES; i++)
 		same += scn_pfn(mem + i * PAGE_SIZE) == pfn[i];
 	scn_end(row, ret ? "refused" : same == NPAGES ? "ok" : "copied",
-		&before, &after, SLACK, "register=%s same_pfn=%d/%d",
+		before, after, SLACK, "register=%s same_pfn=%d/%d",
 		ret ? strerror(-ret) : "ok", same, NPAGES);
 	if (!ret)
 		cowpin_dereg(fd, h);
@@ -293,7 +307,7 @@ static void gup_nofault_shared(int fd, const char *name, uint64_t flags)
 static void ro_pin_hugetlb_shared(int fd)
 {
 	const struct scn_row *row = scn_begin("ro-pin-hugetlb-shared");
-	struct vmstat before, after;
+	struct vmstat *before = snaps(0), *after = snaps(1);
 	int go[2], back[2], ret;
 	uint64_t h = 0;
 	pid_t holder;
@@ -310,16 +324,16 @@ static void ro_pin_hugetlb_shared(int fd)
 	}
 	memset(mem, 'o', HPAGE);
 	holder = hold_child(go, back);
-	scn_warm(&before);
+	scn_warm(before);
 	ret = cowpin_reg(fd, mem, LEN, COWPIN_F_LONGTERM, &h);
-	vmstat_read(&after);
+	vmstat_read(after);
 	if (!ret) {
 		memset(mem, 'P', LEN);
 		memset(dev, 0, LEN);
 		ret = cowpin_dev_read(fd, h, 0, LEN, dev);
 	}
 	scn_end(row, ret ? "error" : scn_count_diff(dev, 'P', LEN) ? "stale-pin" : "ok",
-		&before, &after, SLACK, "register_and_read=%s",
+		before, after, SLACK, "register_and_read=%s",
 		ret ? strerror(-ret) : "ok");
 	if (h)
 		cowpin_dereg(fd, h);

@@ -75,20 +75,58 @@ void bail(const char *fmt, ...)
 	exit(2);
 }
 
+const char *const cow_decision_counters[] = {
+	"cow_reuse_exclusive", "cow_reuse_refcount", "cow_reuse_mapcount",
+	"cow_reuse_ksm", "cow_copy_mapcount", "cow_copy_refcount",
+	"cow_copy_ksm", "cow_copy_swap", "cow_copy_locked", NULL
+};
+
+long long vmstat_decisions(const struct vmstat *before, const struct vmstat *after)
+{
+	long long n = 0;
+
+	for (int i = 0; cow_decision_counters[i]; i++)
+		n += vmstat_delta(before, after, cow_decision_counters[i]);
+	return n;
+}
+
+void *map_dontfork(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		bail("mmap");
+	if (madvise(p, len, MADV_DONTFORK))
+		bail("madvise(MADV_DONTFORK)");
+	memset(p, 0, len);
+	return p;
+}
+
 /*
- * Read /proc/vmstat with one read() into a static buffer, so that taking a
- * snapshot does not fault in memory between the two snapshots of a test.
+ * Read /proc/vmstat with one read() into a buffer kept out of fork()
+ * (map_dontfork()): taking a snapshot neither faults in memory between the
+ * two snapshots of a test nor, after a fork() in the window, makes a
+ * copy-on-write decision of its own.
  */
 void vmstat_read(struct vmstat *vs)
 {
-	static char buf[64 * 1024];
+	static const size_t size = 64 * 1024;
+	static pid_t owner;
+	static char *buf;
 	char *line, *save;
 	ssize_t len, got = 0;
-	int fd = open("/proc/vmstat", O_RDONLY);
+	int fd;
 
+	/* A child of the process that mapped it has no such mapping. */
+	if (!buf || owner != getpid()) {
+		buf = map_dontfork(size);
+		owner = getpid();
+	}
+	fd = open("/proc/vmstat", O_RDONLY);
 	if (fd < 0)
 		bail("open /proc/vmstat");
-	while ((len = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+	while ((len = read(fd, buf + got, size - 1 - got)) > 0)
 		got += len;
 	close(fd);
 	buf[got] = 0;

@@ -35,6 +35,20 @@ long long vmstat_get(const struct vmstat *vs, const char *name);
 long long vmstat_delta(const struct vmstat *before, const struct vmstat *after,
 		       const char *name);
 bool vmstat_has(const struct vmstat *vs, const char *name);
+/*
+ * The counters of PTE-level write-fault decisions (each reuses or copies
+ * one page), NULL-terminated, and their total movement.
+ */
+extern const char *const cow_decision_counters[];
+long long vmstat_decisions(const struct vmstat *before, const struct vmstat *after);
+
+/*
+ * Zeroed private memory kept out of fork() (MADV_DONTFORK): it stays
+ * exclusive and writable in the parent, so writing it after a fork() makes
+ * no copy-on-write decision.  For the tests' own bookkeeping, such as
+ * vmstat snapshots taken while a child shares the rest.
+ */
+void *map_dontfork(size_t len);
 
 /* vm.cow_policy: the policy in force ("exclusive" without the sysctl). */
 const char *cow_policy_now(void);

@@ -196,6 +196,63 @@ static bool check_counter(const char *spec, const struct vmstat *b,
 	return ok;
 }
 
+static bool is_decision(const char *name)
+{
+	for (int i = 0; cow_decision_counters[i]; i++)
+		if (!strcmp(name, cow_decision_counters[i]))
+			return true;
+	return !strcmp(name, "cow_pmd_reuse") || !strcmp(name, "cow_pmd_split");
+}
+
+/*
+ * Every decision the case caused: the decision counters the row names
+ * (PTE-level reuse and copy, PMD reuse and split) bound the total of all
+ * of them.  "=N" adds N to both bounds, ">=N" N to the lower bound and
+ * lifts the upper one, "<=N" N to the upper bound; the upper bound allows
+ * slack more.  A policy that decides a page twice, or decides pages under
+ * a counter the row does not name, fails here even when every counter the
+ * row names moved as stated.
+ */
+static void check_total(const struct scn_row *row, const struct vmstat *b,
+			const struct vmstat *a, long slack)
+{
+	long long lo = 0, hi = 0, total;
+	bool open = false;
+	char spec[256];
+
+	total = vmstat_decisions(b, a) + vmstat_delta(b, a, "cow_pmd_reuse") +
+		vmstat_delta(b, a, "cow_pmd_split");
+	snprintf(spec, sizeof(spec), "%s", row->counters);
+	for (char *save = NULL, *s = strtok_r(spec, ",", &save); s;
+	     s = strtok_r(NULL, ",", &save)) {
+		const char *op = strpbrk(s, "<>=");
+		char name[48];
+
+		if (!op || op == s || (size_t)(op - s) >= sizeof(name))
+			continue;	/* check_counter() failed it already */
+		memcpy(name, s, op - s);
+		name[op - s] = 0;
+		if (!is_decision(name))
+			continue;
+		if (!strncmp(op, ">=", 2)) {
+			lo += atoll(op + 2);
+			open = true;
+		} else if (!strncmp(op, "<=", 2)) {
+			hi += atoll(op + 2);
+		} else {
+			lo += atoll(op + 1);
+			hi += atoll(op + 1);
+		}
+	}
+	if (open)
+		scn_ok(total >= lo, "%s: %lld decisions in all (want >= %lld)",
+		       row->scenario, total, lo);
+	else
+		scn_ok(total >= lo && total <= hi + slack,
+		       "%s: %lld decisions in all (want %lld..%lld)", row->scenario,
+		       total, lo, hi + slack);
+}
+
 void scn_end(const struct scn_row *row, const char *outcome,
 	     const struct vmstat *before, const struct vmstat *after,
 	     long slack, const char *detail_fmt, ...)
@@ -255,6 +312,7 @@ void scn_end(const struct scn_row *row, const char *outcome,
 	}
 	scn_ok(counters_ok, "%s: counters %s (slack %ld)", row->scenario,
 	       row->counters, slack);
+	check_total(row, before, after, slack);
 }
 
 int scn_finish(void)
