@@ -11,9 +11,14 @@
  *     "mapcount" before the parent writes.  A reference taken without a
  *     COW break (P = exclusive or refcount) still points to the page the
  *     mapcount rule reuses: documented leak.
- * flip-next-fault  under "refcount", an mprotect() R/O -> R/W round trip
- *     leaves exclusive pages mapped R/O; back under P, the write faults
- *     are decided by P.
+ * flip-next-fault  two halves of one area, each with a FOLL_GET reference
+ *     from a pipe (vmsplice): A was kept out of a fork (MADV_DONTFORK), so
+ *     it is exclusive; B was shared with a child that has exited, so it is
+ *     mapped once but not exclusive.  Under "refcount" the pages are
+ *     spliced and an mprotect() R/O -> R/W round trip leaves them mapped
+ *     R/O; back under P, the write faults are decided by P, and the
+ *     outcome "<A>-<B>" (each reuse, copy or mixed) names P:
+ *     exclusive reuse-copy, refcount copy-copy, mapcount reuse-reuse.
  * flip-ro-pin-refcount (pin profile)  a read-only long-term pin taken
  *     under "refcount" on a page shared with a live child does not
  *     unshare; after switching back to P the pin still shares the page,
@@ -129,18 +134,33 @@ static void gupref_to_mapcount(void)
 	munmap(mem, LEN);
 }
 
+static const char *reuse_word(int same, int n)
+{
+	return same == n ? "reuse" : same ? "mixed" : "copy";
+}
+
 static void next_fault(void)
 {
 	const struct scn_row *row = scn_begin("flip-next-fault");
+	struct iovec iov = { .iov_len = LEN };
 	struct vmstat before, after;
 	uint64_t pfn[NPAGES];
-	int same = 0, ro = 0;
-	char *mem;
+	int same[2] = { 0, 0 }, wr = 0, pfd[2];
+	char outcome[32], *mem;
 
 	if (!row)
 		return;
 	mem = map_area();
+	iov.iov_base = mem;
+	/* A (first half) stays exclusive; B is shared with a child that exits. */
+	if (madvise(mem, LEN / 2, MADV_DONTFORK))
+		bail("madvise(MADV_DONTFORK)");
+	fork_exit_child();
+	if (madvise(mem, LEN / 2, MADV_DOFORK) || pipe(pfd))
+		bail("madvise/pipe");
 	scn_set_policy("refcount");
+	if (vmsplice(pfd[1], &iov, 1, 0) != (ssize_t)LEN)
+		bail("vmsplice");
 	if (mprotect(mem, LEN, PROT_READ) || mprotect(mem, LEN, PROT_READ | PROT_WRITE))
 		bail("mprotect");
 	scn_set_policy(start_policy);
@@ -151,13 +171,15 @@ static void next_fault(void)
 		mem[i * PAGE_SIZE] = 'n';
 	vmstat_read(&after);
 	for (int i = 0; i < NPAGES; i++)
-		same += scn_pfn(mem + i * PAGE_SIZE) == pfn[i];
-	ro = (int)(vmstat_delta(&before, &after, "cow_reuse_exclusive") +
-		   vmstat_delta(&before, &after, "cow_reuse_refcount") +
-		   vmstat_delta(&before, &after, "cow_reuse_mapcount"));
-	scn_end(row, same == NPAGES ? "reuse" : same ? "mixed" : "copy", &before,
-		&after, SLACK, "mprotect_under=refcount write_under=%s same_pfn=%d/%d write_faults=%d",
-		start_policy, same, NPAGES, ro);
+		same[i >= NPAGES / 2] += scn_pfn(mem + i * PAGE_SIZE) == pfn[i];
+	wr = (int)vmstat_decisions(&before, &after);
+	snprintf(outcome, sizeof(outcome), "%s-%s", reuse_word(same[0], NPAGES / 2),
+		 reuse_word(same[1], NPAGES / 2));
+	scn_end(row, outcome, &before, &after, SLACK,
+		"splice_mprotect_under=refcount write_under=%s exclusive_same_pfn=%d/%d shared_once_same_pfn=%d/%d decisions=%d",
+		start_policy, same[0], NPAGES / 2, same[1], NPAGES / 2, wr);
+	close(pfd[0]);
+	close(pfd[1]);
 	munmap(mem, LEN);
 }
 
