@@ -2,13 +2,13 @@
 # scripts/trace.sh (make trace PROFILE= POLICY= SCRIPT= [WORKLOAD=] [VARIANT=]):
 # compile benchmarks/stap/$SCRIPT.stp for the variant, boot the profile with
 # the policy and run the script around WORKLOAD (a guest command, default
-# "flipstress --seconds 10"), showing the guest console live.
+# "flipstress --seconds 10 --may-skip"), showing the guest console live.
 set -eu
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.."
 MAKE=${MAKE:-make}
 v=${VARIANT:-cow} p=${PROFILE:-base} s=${SCRIPT:-cow_decisions}
-wl=${WORKLOAD:-flipstress --seconds 10}
+wl=${WORKLOAD:-flipstress --seconds 10 --may-skip}
 [ -f "benchmarks/stap/$s.stp" ] || die "trace: unknown SCRIPT '$s'; have: $(cd benchmarks/stap && ls ./*.stp | sed 's|^\./||; s|\.stp$||' | tr '\n' ' ')"
 case $v in cow | debug) ;; *) die "trace: VARIANT '$v' has no cow:cow_decision tracepoint; use cow or debug" ;; esac
 "$MAKE" --no-print-directory stap VARIANT="$v" SCRIPT="$s"

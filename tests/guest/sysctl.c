@@ -239,7 +239,7 @@ int main(void)
 		return tap_exit();
 	}
 	memset(longbuf, 'a', sizeof(longbuf));
-	tap_plan(3 * 3 + 2 * (int)(sizeof(bad_inputs) / sizeof(bad_inputs[0])) + 19);
+	tap_plan(3 * 3 + 2 * (int)(sizeof(bad_inputs) / sizeof(bad_inputs[0])) + 17);
 	snprintf(orig, sizeof(orig), "%s", cow_policy_now());
 
 	/* Valid values round-trip, with and without a newline. */
