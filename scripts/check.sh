@@ -234,6 +234,70 @@ if grep -q '^fail run cow-no-such-profile ' "$rc_counts"; then ok "a run that ne
 else notok "a run that never starts is counted as failed" "no fail record"; fi
 rm -f "$rc_counts"
 
+# 13. the scenario judge (tests/guest/lib/scn.c) on made-up snapshots
+# (tests/host/scn_judge.c): the total of COW decisions a case caused must
+# fail a double decision and a decision the row does not name, even when
+# every counter the row names moved as stated; nothing else may fail.
+sj=$(mktemp -d)
+printf '%s\t*\texclusive\tok\t%s\tr\n' exact cow_copy_refcount=16,cow_gup_break=16 \
+	double cow_copy_refcount=16 unnamed cow_fork_copy=16 open 'cow_copy_refcount>=1' \
+	nofork cow_fork_copy=16 >"$sj/expect.tsv"
+if gcc -O2 -Wall -Wextra -Werror -Itests/guest/lib -o "$sj/scn_judge" tests/host/scn_judge.c \
+	tests/guest/lib/scn.c tests/guest/lib/cowtest.c >"$tmp" 2>&1; then
+	COWTEST_EXPECT=$sj/expect.tsv COWTEST_PROFILE=host COWTEST_COW_POLICY=1 \
+		"$sj/scn_judge" >"$sj/out" 2>&1
+	sj_rc=$?
+	sj_fail=$(sed -n 's/^not ok [0-9]* - \([a-z]*\): \(.*\)/\1: \2/p' "$sj/out" | tr '\n' ';')
+	if [ $sj_rc = 1 ] && [ "$sj_fail" = "double: 32 decisions in all (want 16..18);unnamed: 16 decisions in all (want 0..2);" ]; then
+		ok "scenario judge: the total of decisions fails a double decision and an unnamed one, and only those"
+	else
+		notok "scenario judge: total of decisions" "exit $sj_rc, failed: ${sj_fail:-none}"
+	fi
+else
+	notok "scenario judge compiles" "$(head -n 3 "$tmp")"
+fi
+rm -rf "$sj"
+
+# 14. scripts/results.py, the one parser of the runs' TAP: a run whose
+# programs all planned and printed their points passes and every case is in
+# results.jsonl; a program that printed nothing, or fewer points than it
+# planned, fails by name.
+rp=$(mktemp -d)
+rp_tap() { # FILE: a fake runner TAP; the program "two" prints POINTS
+	{
+		echo "TAP version 13"
+		echo "# policy=exclusive test=two"
+		printf '    TAP version 13\n    1..2\n'
+		printf '    # RESULT scenario=x outcome=ok\n    ok 1 - x: outcome ok\n'
+		[ "${2:-}" = short ] || printf '    ok 2 - x: counters\n'
+		echo "ok 1 - exclusive/two"
+		echo "# policy=exclusive test=vm_selftest_a"
+		echo "      ok 1 nested"
+		echo "    # VMSELFTEST policy=exclusive sysctl=yes result=pass expected=pass rc=0 secs=1 name=a"
+		echo "ok 2 - exclusive/vm_selftest_a"
+		if [ "${2:-}" = silent ]; then
+			echo "# policy=exclusive test=quiet"
+			echo "ok 3 - exclusive/quiet"
+		fi
+		echo "1..2"
+	} >"$rp/$1"
+}
+rp_case() { # WANT-RC WANT-OUTPUT WHAT
+	out=$(python3 scripts/results.py "$rp" 2>&1)
+	rc=$?
+	if [ $rc = "$1" ] && echo "$out" | grep -q -F -- "$2"; then ok "results.py: $3"
+	else notok "results.py: $3" "exit $rc: $(echo "$out" | tr '\n' ' ' | cut -c1-160)"; fi
+	rm -f "$rp"/*
+}
+rp_tap cow-base.tap
+rp_case 0 "3 cases (3 passed, 0 failed, 0 skipped) of 2 program runs in 1 guest runs" "every case of a clean run, adapters included"
+rp_tap cow-base.tap short
+rp_case 1 "problem: cow-base exclusive/two: planned 2 points, printed 1" "a program that printed fewer points than planned fails"
+rp_tap cow-base.tap silent
+rp_case 1 "problem: cow-base exclusive/quiet: printed no TAP" "a program that printed nothing fails"
+rp_case 1 "0 cases" "a run directory without guest runs fails"
+rm -rf "$rp"
+
 echo "$pass passed, $fail failed, $skip skipped"
 if [ $fail = 0 ]; then
 	stage "check" "ok ($pass passed, $skip skipped)" "$start"

@@ -42,6 +42,7 @@ summary() {
 		echo "failed:"
 		sed -n 's/^fail /  /p' "$COWTEST_COUNTS"
 	fi
+	[ ! -s "$rdir/cases.txt" ] || echo "guest cases: $(cat "$rdir/cases.txt") (results.jsonl)"
 	line="$pass passed, $fail failed, $skip skipped"
 	echo "$line" >"$rdir/summary.txt"
 	echo "$line"
@@ -86,6 +87,15 @@ if mx=$(scripts/matrix.sh "$rdir" 2>&1); then
 else
 	record fail "scenario matrix: $(echo "$mx" | tr '\n' ' ')"
 fi
+# Every case of every guest run, parsed once (scripts/results.py) into
+# $rdir/results.jsonl; a program whose TAP cannot be trusted (no plan, a
+# plan that disagrees with its points, nothing printed) fails here.
+if res=$(python3 scripts/results.py "$rdir" 2>&1); then
+	record pass "results.jsonl: $(echo "$res" | head -n 1)"
+else
+	record fail "results.jsonl: $(echo "$res" | tr '\n' ' ')"
+fi
+echo "$res" | head -n 1 >"$rdir/cases.txt"
 # Upstream's cow.c and gup_longterm.c (profile upstream, issue 7): per-policy
 # totals, failing cases with their reasons (tests/expect/upstream.tsv) and the
 # per-case matrix in $rdir/upstream.md, totals appended to matrix.md. The
