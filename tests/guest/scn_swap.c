@@ -18,7 +18,13 @@
  *
  * swapin-write          exclusive pages swapped out, then written without a
  *                       read first: every policy maps them writable at
- *                       swap-in, and the decision is counted.
+ *                       swap-in, and the decision is counted.  The pages
+ *                       are read into the swap cache first (MADV_WILLNEED)
+ *                       and the LRU batches drained, so that no batch holds
+ *                       a reference when the write fault decides: a page
+ *                       still in a batch has page_count() 2, and v5.18's
+ *                       rule, which refcount follows, copies it (as swap
+ *                       readahead makes happen, depending on timing).
  * swapin-write-gupref   the program's own pages spliced into a pipe (FOLL_GET
  *                       references) before the page-out, so they stay in the
  *                       swap cache; then written.  "reuse" if the pipe shows
@@ -227,6 +233,9 @@ static void swapin_write(const char *name, bool gupref, bool read_first)
 	}
 	if (!gupref)
 		wait_writeback();
+	/* Into the swap cache now, not by the faults' readahead (see above). */
+	if (!read_first && madvise(mem, LEN, MADV_WILLNEED))
+		tap_diag("%s: MADV_WILLNEED: %m", name);
 	drain_lru_batches();
 	if (read_first)	/* back from the swap cache, mapped R/O */
 		for (int i = 0; i < NPAGES; i++)
