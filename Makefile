@@ -67,7 +67,7 @@ OBJ  = $(BUILD)/obj-$(VARIANT)
 export BUILD RESULTS KSRC PATCHES VARIANT PROFILE POLICY TIMEOUT TEST_TIMEOUT \
 	HARNESS_SELFTEST TEST_VARIANTS TEST_MATRIX JOBS CHECKPATCH_IGNORE
 
-.PHONY: help deps tree export kernel driver guest initramfs run test check check-series check-series-quick shell soak \
+.PHONY: help deps tree export kernel driver guest initramfs run test check check-series check-series-quick test-mutants shell soak \
 	bench bench-report bench-compare bench-repeatability test-harness-failures test-bad-input check-args stap trace clean distclean
 
 help:
@@ -80,6 +80,7 @@ help:
 	@echo '  make check       fast host-side checks, no QEMU'
 	@echo '  make check-series  build every prefix of the series, COW_POLICY=y and =n'
 	@echo '  make check-series-quick  the same, compiling only the objects the series touches'
+	@echo '  make test-mutants [MUTANTS="a b"]   broken series (tests/mutants/) must fail exactly their expected cells'
 	@echo '  make shell PROFILE=base POLICY=refcount [VARIANT=cow]   interactive guest'
 	@echo '  make deps        apt-get install what is missing'
 	@echo '  make tree        unpack the kernel, apply patches/series (branch cow-policy)'
@@ -154,6 +155,12 @@ check-series: tree
 # The same prefixes, compiling only the objects the series touches (minutes).
 check-series-quick: tree
 	@QUICK=1 sh scripts/check-series.sh $(KSRC) $(PATCHES) $(BUILD)
+
+# The mutation check: tests/mutants/*.patch (MUTANTS="a b" for some), each
+# built on the series and booted; each must fail exactly its expected cells.
+MUTANTS ?=
+test-mutants: tree
+	@sh scripts/mutants.sh $(KSRC) $(MUTANTS)
 
 shell: check-args guest initramfs
 	@scripts/run-qemu.sh --shell $(VARIANT) $(PROFILE) $(OBJ)

@@ -298,6 +298,29 @@ rp_case 1 "problem: cow-base exclusive/quiet: printed no TAP" "a program that pr
 rp_case 1 "0 cases" "a run directory without guest runs fails"
 rm -rf "$rp"
 
+# 15. scripts/mutants_report.py judges a mutant by its failing cells: caught
+# only when every failing cell is expected and every expected cell failed.
+mr=$(mktemp -d)
+mr_mutant() { # NAME PROGRAM-POINT RUN-VERDICT: fake run of one mutant
+	mkdir -p "$mr/$1"
+	printf 'TAP version 13\n# policy=mapcount test=scn_x\n    1..1\n    %s 1 - case-a\n%s 1 - mapcount/scn_x\n1..1\n' \
+		"$2" "$2" >"$mr/$1/$1-base.tap"
+	echo "base $3" >"$mr/$1.runs"
+	printf '^base mapcount/scn_x: case-a\n^base run$\n' >"$mr/$1.expect"
+}
+mr_case() { # WANT-RC WHAT NAME
+	python3 scripts/mutants_report.py "$mr" "$3" >/dev/null 2>&1
+	if [ $? = "$1" ]; then ok "mutants_report: $2"; else notok "mutants_report: $2" "exit status not $1"; fi
+}
+mr_mutant caught "not ok" FAILED
+mr_case 0 "a mutant failing exactly its expected cells is caught" caught
+mr_mutant missed ok ok
+mr_case 1 "a mutant that fails nothing is not caught" missed
+mr_mutant partial ok FAILED
+mr_case 1 "an expected cell that did not fail is reported" partial
+mr_case 1 "a mutant that never ran is not caught" neverran
+rm -rf "$mr"
+
 echo "$pass passed, $fail failed, $skip skipped"
 if [ $fail = 0 ]; then
 	stage "check" "ok ($pass passed, $skip skipped)" "$start"
