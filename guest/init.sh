@@ -6,6 +6,8 @@
 #   TAP version 13 ... 1..N  one line per (policy, program); each program's own
 #                            TAP is indented by 4 spaces under "# policy=P test=T"
 #   COWTEST-STATUS passed=N failed=N skipped=N
+# on the console and, from "TAP version" on, on the results disk (serial
+# cowtest-results) when the host attached one.
 # then exits QEMU through qemu-exit: 0 when nothing failed, else 1.
 #
 # Kernel command line knobs: cowtest.groups=a,b cowtest.policy=P
@@ -58,18 +60,35 @@ done
 echo "COWTEST-BOOT kernel=$(uname -r) variant=$VARIANT profile=$PROFILE boot_to_runner_s=$uptime"
 echo "# groups: $TEST_GROUPS; policies: $POLICIES; per-test timeout ${TEST_TIMEOUT}s"
 
-n=0 passed=0 failed=0 skipped=0
-tap_ok() { n=$((n + 1)); passed=$((passed + 1)); echo "ok $n - $1"; }
-tap_fail() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-tap_skip() { n=$((n + 1)); skipped=$((skipped + 1)); echo "ok $n - $1 # SKIP $2"; }
+# The results channel: a raw virtio disk with serial "cowtest-results"
+# (scripts/run-qemu.sh). The runner's TAP (its own lines and every
+# program's indented output) is kept in /tmp/results.tap and copied to
+# that disk after each program, so the host reads the results as data,
+# apart from the console, which stays for people and for the log scan.
+resdev=
+for s in /sys/block/vd*/serial; do
+	[ "$(cat "$s" 2>/dev/null)" = cowtest-results ] || continue
+	s=${s%/serial}
+	resdev=/dev/${s##*/}
+done
+: >/tmp/results.tap
+out() { echo "$1"; echo "$1" >>/tmp/results.tap; }
+flush_results() {
+	[ -z "$resdev" ] || dd if=/tmp/results.tap of="$resdev" bs=64k conv=notrunc,fsync 2>/dev/null
+}
 
-echo "TAP version 13"
+n=0 passed=0 failed=0 skipped=0
+tap_ok() { n=$((n + 1)); passed=$((passed + 1)); out "ok $n - $1"; }
+tap_fail() { n=$((n + 1)); failed=$((failed + 1)); out "not ok $n - $1"; }
+tap_skip() { n=$((n + 1)); skipped=$((skipped + 1)); out "ok $n - $1 # SKIP $2"; }
+
+out "TAP version 13"
 if [ -n "$GUEST_SETUP" ]; then
-	echo "# guest setup ($PROFILE)"
+	out "# guest setup ($PROFILE)"
 	{
 		(eval "$GUEST_SETUP") 2>&1
 		echo $? >/tmp/rc
-	} | sed 's/^/    /'
+	} | sed 's/^/    /' | tee -a /tmp/results.tap
 	rc=$(cat /tmp/rc)
 	if [ "$rc" = 0 ]; then tap_ok "setup $PROFILE"; else tap_fail "setup $PROFILE (exit $rc)"; fi
 fi
@@ -144,20 +163,22 @@ for p in $POLICIES; do
 			tap_fail "$p/$name (no test program $prog)"
 			continue
 		fi
-		echo "# policy=$p test=$name"
+		out "# policy=$p test=$name"
 		# shellcheck disable=SC2086
 		{
 			COW_POLICY=$p timeout "$TEST_TIMEOUT" "$prog" $args </dev/null 2>&1
 			echo $? >/tmp/rc
-		} | sed 's/^/    /'
+		} | sed 's/^/    /' | tee -a /tmp/results.tap
 		rc=$(cat /tmp/rc)
 		case $rc in
 		0) tap_ok "$p/$name" ;;
 		124 | 143) tap_fail "$p/$name (timeout ${TEST_TIMEOUT}s)" ;;
 		*) tap_fail "$p/$name (exit $rc)" ;;
 		esac
+		flush_results
 	done </tmp/tests
 done
-echo "1..$n"
-echo "COWTEST-STATUS passed=$passed failed=$failed skipped=$skipped"
+out "1..$n"
+out "COWTEST-STATUS passed=$passed failed=$failed skipped=$skipped"
+flush_results
 if [ "$failed" = 0 ]; then finish 0; else finish 1; fi

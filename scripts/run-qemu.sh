@@ -1,9 +1,10 @@
 #!/bin/sh
 # scripts/run-qemu.sh [--shell] VARIANT PROFILE OBJ
 # Boot one (variant, profile) in QEMU with its initramfs. Test mode: serial
-# console to results/<run-id>/VARIANT-PROFILE.log under a timeout, then
-# extract the runner's TAP and decide: FAILED on timeout, a missing final
-# status line, a non-zero guest exit status, or kernel trouble in the log
+# console to results/<run-id>/VARIANT-PROFILE.log under a timeout, the
+# runner's TAP carried out on a results disk (VARIANT-PROFILE.tap), then
+# decide: FAILED on timeout, no results or no final status line on the
+# results disk, a non-zero guest exit status, or kernel trouble in the log
 # (see scan-log.sh). --shell: interactive, console on stdio, no timeout.
 # Env: TIMEOUT POLICY HARNESS_SELFTEST RUN_GROUPS RUN_ID RUN_NAME ACCEL EXTRA_CMDLINE.
 set -u
@@ -38,7 +39,10 @@ make_disks() { # DIR PREFIX
 		case $_rest in *:*) _opts=",${_rest#*:}" _rest=${_rest%%:*} ;; esac
 		rm -f "$_f"
 		truncate -s "$_rest" "$_f" || die "run: cannot create disk image $_f"
-		disk_args="$disk_args -drive file=$_f,if=virtio,format=raw$_opts"
+		# -device, in order: PCI slots, hence vda, vdb, ..., follow it
+		# (the results disk comes last; see below).
+		_id=d$(echo "$disk_files" | wc -w)
+		disk_args="$disk_args -drive file=$_f,if=none,id=$_id,format=raw$_opts -device virtio-blk-pci,drive=$_id"
 		disk_files="$disk_files $_f"
 	done
 }
@@ -81,6 +85,13 @@ name=${RUN_NAME:-$variant-$profile}
 log="$rdir/$name.log"
 tap="$rdir/$name.tap"
 make_disks "$rdir" "$name-"
+# The results channel (guest/init.sh): a raw disk, serial cowtest-results,
+# attached after the profile's disks (which keep /dev/vda, /dev/vdb, ...).
+# The guest copies its TAP there; it becomes $tap below.
+resimg="$rdir/$name.results.img"
+rm -f "$resimg"
+truncate -s 8M "$resimg" || die "run: cannot create $resimg"
+disk_args="$disk_args -drive file=$resimg,if=none,format=raw,id=cowres -device virtio-blk-pci,drive=cowres,serial=cowtest-results"
 {
 	echo "# cow-policy run $RUN_ID: variant=$variant profile=$profile accel=$accel timeout=${TIMEOUT}s"
 	echo "# kernel: $kernel ($(kernel_release "$obj"))"
@@ -100,10 +111,14 @@ rc=$?
 tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 [ -s "$rdir/$name.qemu.out" ] || rm -f "$rdir/$name.qemu.out"
 
-# The runner's TAP: from "TAP version" to the status line, without printk lines.
-awk '/^TAP version/ { on = 1 } on && !/^\[ *[0-9]+\.[0-9]+\]/ { print } /^COWTEST-STATUS/ { on = 0 }' "$log" >"$tap"
+# The runner's TAP, from the results disk (NUL padding dropped); the
+# console's copy (from "TAP version" to the status line, printk lines
+# dropped) goes to $name.console.tap for comparison by people.
+tr -d '\000' <"$resimg" >"$tap"
+rm -f "$resimg"
+awk '/^TAP version/ { on = 1 } on && !/^\[ *[0-9]+\.[0-9]+\]/ { print } /^COWTEST-STATUS/ { on = 0 }' "$log" >"$rdir/$name.console.tap"
 grep -E '^(ok|not ok) [0-9]+ ' "$tap" | sed 's/^/  /'
-status=$(grep -m 1 '^COWTEST-STATUS ' "$log" || true)
+status=$(grep -m 1 '^COWTEST-STATUS ' "$tap" || true)
 gfailed=$(printf '%s\n' "$status" | sed -n 's/.*failed=\([0-9]*\).*/\1/p')
 boot=$(sed -n 's/^COWTEST-BOOT .*boot_to_runner_s=\([0-9.]*\).*/\1/p' "$log" | head -n 1)
 
@@ -125,7 +140,11 @@ if [ -z "$boot" ]; then
 	[ ! -s "$rdir/$name.qemu.out" ] || why=": qemu: $(head -n 2 "$rdir/$name.qemu.out" | tr '\n' ' ' | cut -c1-200)"
 	add "the guest never reached its runner (no COWTEST-BOOT line; kernel $kernel)$why"
 fi
-[ -n "$status" ] || add "no final runner status line (COWTEST-STATUS)"
+if [ ! -s "$tap" ]; then
+	add "no results on the results disk (the guest runner wrote none)"
+elif [ -z "$status" ]; then
+	add "no final runner status line (COWTEST-STATUS) on the results disk"
+fi
 trouble=$("$top/scripts/scan-log.sh" "$log" | tr '\n' ';' | sed 's/;$//; s/;/; /g')
 [ -z "$trouble" ] || add "$trouble"
 case $rc in
