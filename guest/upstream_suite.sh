@@ -2,9 +2,9 @@
 # guest/upstream_suite.sh SUITE (installed as /usr/bin/upstream_suite): run
 # upstream's selftest /usr/bin/upstream_SUITE (cow or gup_longterm, built by
 # scripts/upstream.sh from linux-source-6.12) under the current policy
-# ($COW_POLICY, set by the runner) and compare its failing cases with
-# /etc/cowtest/expect/upstream.tsv (tests/expect/upstream.tsv), both ways
-# (rows of policy "all" apply to every policy).
+# ($COW_POLICY, set by the runner) and report every case; this image's copy
+# of tests/expect/upstream.tsv (rows of policy "all" apply to every policy)
+# only annotates the report, the host judges.
 #
 # A case is named by its "# [RUN] ..." line (a repeated name gets " [2]",
 # " [3]", ...). Prints the suite's own output indented, then one line per case
@@ -14,7 +14,10 @@
 # and a total
 #   # UPSTREAM-TOTAL suite=S policy=P pass=N fail=N skip=N xfail=N ropin_ran=N ropin_skip=N unexpected=N missing=N
 # (ropin: R/O long-term pin cases, which need PIN_LONGTERM_TEST_*, patch 0007).
-# Exit 0 when the failing set equals the expected set, else 1.
+# The host judges the cases (scripts/judge.py) against tests/expect/upstream.tsv;
+# expected= and the MISSING/unexpected counts are this image's view, for
+# people. Exit 1 only when the suite printed no results or fewer than its
+# plan (it crashed or was cut short), else 0.
 suite=${1:?usage: upstream_suite cow|gup_longterm}
 policy=${COW_POLICY:-$(cat /proc/sys/vm/cow_policy 2>/dev/null || echo none)}
 bin=/usr/bin/upstream_$suite
@@ -85,5 +88,5 @@ END {
 	}
 	printf "# UPSTREAM-TOTAL suite=%s policy=%s pass=%d fail=%d skip=%d xfail=%d ropin_ran=%d ropin_skip=%d unexpected=%d missing=%d\n",
 		s, p, cnt["pass"], cnt["fail"], cnt["skip"], cnt["xfail"], ropin_ran, ropin_skip, unexpected, missing
-	exit (unexpected || missing || incomplete || total == 0) ? 1 : 0
+	exit (incomplete || total == 0) ? 1 : 0
 }' "$out"

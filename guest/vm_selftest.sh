@@ -19,7 +19,8 @@
 #
 # Prints the program's output indented, then
 #   # VMSELFTEST policy=P sysctl=yes|no result=R expected=E rc=N secs=S name=PROGRAM ARGS
-# and exits 0 when result == expected, else 1.
+# and exits 0: the host judges the result (scripts/judge.py). It exits 1
+# only when it could not run the program at all.
 [ $# -ge 1 ] || { echo "usage: vm_selftest PROGRAM [ARGS...]"; exit 2; }
 name="$*"
 prog=$1
@@ -74,4 +75,6 @@ case $rc in
 *) if [ "$rc" -gt 128 ]; then result=crash; else result=fail; fi ;;
 esac
 echo "# VMSELFTEST policy=$policy sysctl=$sysctl result=$result expected=$expected rc=$rc secs=$secs name=$name"
-[ "$result" = "$expected" ]
+# The host judges the result (scripts/judge.py); "expected" is this image's
+# copy of the expectation, for people reading the log.
+exit 0

@@ -154,52 +154,26 @@ for f in tests/host/logs/*.log; do
 	esac
 done
 
-# 9. guest/vm_selftest.sh decides pass/fail/skip/timeout and compares with
-# the expectation both ways: fake programs exit with their first argument.
+# 9. guest/vm_selftest.sh observes pass/fail/skip/timeout/crash the way
+# run_vmtests.sh reads an exit status and reports it for the host's judge
+# (exit 0); fake programs exit with their first argument.
 vt=$(mktemp -d)
 printf '#!/bin/sh\n[ "$1" = hang ] && exec sleep 30\n[ "$1" = crash ] && kill -SEGV $$\nexit "$1"\n' >"$vt/vm61_fake"
 chmod +x "$vt/vm61_fake"
 mkdir "$vt/scratch" && : >"$vt/scratch/left-over"
-printf 'all\tfake 4\tskip\tr\nall\tfake 0 x\tfail\tr\nall\tfake 1 y\tpass\tr\nexclusive\tfake 1 y\tfail\tr\nall\tfake hang\ttimeout\tr\nall\tfake crash\tfail\tr\n' >"$vt/expect.tsv"
+printf 'all\tfake 1\tfail\tr\n' >"$vt/expect.tsv"
 vt_bad=""
-for c in "0:0" "1:1" "4:0" "0 x:1" "1 y:0" "hang:0" "3:1" "crash:1"; do
+for c in "0:pass" "1:fail" "4:skip" "hang:timeout" "3:fail" "crash:crash"; do
 	VM_SELFTEST_BIN=$vt VM_SELFTEST_EXPECT=$vt/expect.tsv VM_SELFTEST_PREP=0 \
 		VM_SELFTEST_SCRATCH=$vt/scratch VM_SELFTEST_TIMEOUT=1 \
 		sh guest/vm_selftest.sh fake ${c%:*} >"$tmp" 2>&1
-	[ $? = "${c#*:}" ] || vt_bad="$vt_bad '${c%:*}'"
+	vrc=$?
+	[ $vrc = 0 ] && grep -q "^# VMSELFTEST .* result=${c#*:} " "$tmp" || vt_bad="$vt_bad '${c%:*}'"
 done
 [ -e "$vt/scratch/left-over" ] && vt_bad="$vt_bad scratch-not-emptied"
 rm -rf "$vt"
-if [ -z "$vt_bad" ]; then ok "vm_selftest verdicts (pass, fail, skip, timeout, expected fail that passes, crash where a fail is expected)"
-else notok "vm_selftest verdicts" "wrong exit for:$vt_bad"; fi
-
-# 10. scripts/matrix.sh fails a cell that mismatched or never ran: fake
-# run logs of profile base made from the expectations themselves.
-mx=$(mktemp -d)
-fake_log() { # VARIANT POLICIES [DROP] [BAD]: a fake <variant>-base.log
-	{
-		echo "# cow-policy run fake: variant=$1 profile=base accel=tcg timeout=1s"
-		awk -F '\t' -v pols="$2" -v drop="${3:-}" -v bad="${4:-}" '
-			$2 == "base" && index(" " pols " ", " " $3 " ") && $1 != drop {
-				printf "    # RESULT scenario=%s profile=base policy=%s outcome=%s expected=%s match=%s\n",
-					$1, $3, $4, $4, ($1 == bad ? "no" : "yes")
-			}' tests/expect/scenarios.tsv
-	} >"$mx/$1-base.log"
-}
-mx_case() { # WANT-RC WHAT
-	sh scripts/matrix.sh "$mx" >/dev/null 2>&1
-	if [ $? = "$1" ]; then ok "matrix.sh: $2"; else notok "matrix.sh: $2" "exit status not $1"; fi
-	rm -f "$mx"/*.log
-}
-fake_log cow "exclusive refcount mapcount"; fake_log nocow exclusive
-mx_case 0 "every base cell ran and matched (cow; nocow exclusive only)"
-fake_log cow "exclusive refcount mapcount" vmsplice-4k
-mx_case 1 "a cell that never ran fails"
-fake_log cow "exclusive refcount mapcount" "" ksm-last
-mx_case 1 "a mismatched cell fails"
-fake_log nocow "exclusive" vmsplice-4k
-mx_case 1 "a cell that never ran on nocow fails"
-rm -rf "$mx"
+if [ -z "$vt_bad" ]; then ok "vm_selftest observes pass, fail, skip, timeout and a crash apart"
+else notok "vm_selftest observations" "wrong result for:$vt_bad"; fi
 
 # 11. scripts/vmtests_report.py: exclusive must be compared with unpatched
 # 6.1 on every invocation; nothing to compare is not a pass.
@@ -234,29 +208,63 @@ if grep -q '^fail run cow-no-such-profile ' "$rc_counts"; then ok "a run that ne
 else notok "a run that never starts is counted as failed" "no fail record"; fi
 rm -f "$rc_counts"
 
-# 13. the scenario judge (tests/guest/lib/scn.c) on made-up snapshots
-# (tests/host/scn_judge.c): the total of COW decisions a case caused must
-# fail a double decision and a decision the row does not name, even when
-# every counter the row names moved as stated; nothing else may fail.
-sj=$(mktemp -d)
-printf '%s\t*\texclusive\tok\t%s\tr\n' exact cow_copy_refcount=16,cow_gup_break=16 \
-	double cow_copy_refcount=16 unnamed cow_fork_copy=16 open 'cow_copy_refcount>=1' \
-	nofork cow_fork_copy=16 >"$sj/expect.tsv"
-if gcc -O2 -Wall -Wextra -Werror -Itests/guest/lib -o "$sj/scn_judge" tests/host/scn_judge.c \
-	tests/guest/lib/scn.c tests/guest/lib/cowtest.c >"$tmp" 2>&1; then
-	COWTEST_EXPECT=$sj/expect.tsv COWTEST_PROFILE=host COWTEST_COW_POLICY=1 \
-		"$sj/scn_judge" >"$sj/out" 2>&1
-	sj_rc=$?
-	sj_fail=$(sed -n 's/^not ok [0-9]* - \([a-z]*\): \(.*\)/\1: \2/p' "$sj/out" | tr '\n' ';')
-	if [ $sj_rc = 1 ] && [ "$sj_fail" = "double: 32 decisions in all (want 16..18);unnamed: 16 decisions in all (want 0..2);" ]; then
-		ok "scenario judge: the total of decisions fails a double decision and an unnamed one, and only those"
-	else
-		notok "scenario judge: total of decisions" "exit $sj_rc, failed: ${sj_fail:-none}"
-	fi
-else
-	notok "scenario judge compiles" "$(head -n 3 "$tmp")"
-fi
-rm -rf "$sj"
+# 13. scripts/judge.py, the one judge, on made-up runs (tests/host/fake_run.py:
+# every planned program passes and every scenario row of the profile reports
+# exactly its expectation) with one hole reopened at a time: each must fail
+# with the name of what broke, and a clean run must pass.
+jd=$(mktemp -d)
+jd_case() { # WANT-RC WANT-OUTPUT WHAT RUNS [MUTATION] [-- JUDGE-ARGS...]
+	want_rc=$1 want_out=$2 what=$3 runs=$4
+	shift 4
+	mut=
+	if [ $# -gt 0 ] && [ "$1" != -- ]; then mut=$1; shift; fi
+	[ "${1:-}" != -- ] || shift
+	rm -rf "${jd:?}"/*
+	for vp in $runs; do
+		python3 tests/host/fake_run.py "$jd" "${vp%%:*}" "${vp#*:}" ${mut:+"$mut"}
+	done
+	out=$(python3 scripts/judge.py "$jd" "$@" 2>&1)
+	rc=$?
+	if [ $rc = "$want_rc" ] && echo "$out" | grep -q -F -- "$want_out"; then ok "judge: $what"
+	else notok "judge: $what" "exit $rc: $(echo "$out" | head -n 3 | tr '\n' ' ' | cut -c1-200)"; fi
+}
+all_runs="cow:base nocow:base cow:thp cow:pin cow:swap cow:pmem cow:flip cow:bootparam cow:vmtests base:vmtests cow:upstream"
+jd_case 0 " 0 failed," "a clean run of every profile passes" "$all_runs" -- --runs "$all_runs"
+jd_case 1 "fail: cow-base mapcount/-: vmsplice-4k: expected ok, did not run" \
+	"a scenario cell that never ran fails by name" cow:base drop=vmsplice-4k
+jd_case 1 "fail: nocow-base exclusive/-: vmsplice-4k: expected ok, did not run" \
+	"a cell that never ran on a kernel without the sysctl fails" nocow:base drop=vmsplice-4k
+jd_case 1 "ksm-last: outcome copy (expected reuse)" "a mismatched outcome fails" \
+	cow:base outcome=ksm-last:copy
+jd_case 1 "vmsplice-4k: 32 decisions in all (want 16..18)" \
+	"a decision the row does not name fails on the total" cow:base counter=vmsplice-4k:cow_reuse_exclusive=16
+jd_case 1 "vmsplice-4k: cow_copy_refcount +32 (want 16..18)" \
+	"a counter past its slack fails" cow:base counter=vmsplice-4k:cow_copy_refcount=32
+jd_case 1 "the kernel reported no cow_* counters" \
+	"a cow kernel without cow_* counters fails its counter rows" cow:base counters=missing
+jd_case 1 "fail: cow-base mapcount/smoke: -: planned by the profile, did not run" \
+	"a program the profile plans that never ran fails" cow:base noprog=smoke
+jd_case 1 "skipped (fake) and no rule in tests/expect/skips.tsv expects it" \
+	"a skip no rule expects fails" cow:base skip=smoke
+jd_case 1 "exit status 139 is not the test's own (1)" \
+	"an expected selftest failure that crashed fails" cow:vmtests vmfail=split_huge_page_test:139
+jd_case 1 "new case: ran under another policy, not this one" \
+	"an upstream case missing under one policy fails" cow:upstream "upstream=new case"
+jd_case 1 "fail: cow-thp -/-: -: no results: the run did not start" \
+	"an expected run with no results fails" cow:base -- --runs "cow:base cow:thp"
+# The host decides: the same results judged against an edited expectation
+# fail that cell, with no image rebuilt.
+mkdir -p "$jd.exp" && cp tests/expect/*.tsv "$jd.exp/"
+sed -i 's/^\(ksm-last\tbase\tmapcount\t\)reuse/\1copy/' "$jd.exp/scenarios.tsv"
+jd_case 1 "ksm-last: outcome reuse (expected copy)" \
+	"an edited expectation is judged without rebuilding the image" cow:base -- --expect "$jd.exp"
+# The total of decisions counts what the guest counts.
+guest_dec=$(sed -n '/cow_decision_counters\[\] = {/,/};/p' tests/guest/lib/cowtest.c |
+	grep -o '"cow_[a-z_]*"' | tr -d '"' | tr '\n' ' ')
+host_dec=$(python3 -c 'import sys; sys.path.insert(0, "scripts"); import judge; print(" ".join(judge.DECISIONS))')
+if [ "$guest_dec" = "$host_dec " ]; then ok "judge: its decision counters are the guest's"
+else notok "judge: its decision counters are the guest's" "guest '$guest_dec', judge '$host_dec'"; fi
+rm -rf "$jd" "$jd.exp"
 
 # 14. scripts/results.py, the one parser of the runs' TAP: a run whose
 # programs all planned and printed their points passes and every case is in
@@ -290,35 +298,38 @@ rp_case() { # WANT-RC WANT-OUTPUT WHAT
 	rm -f "$rp"/*
 }
 rp_tap cow-base.tap
-rp_case 0 "3 cases (3 passed, 0 failed, 0 skipped) of 2 program runs in 1 guest runs" "every case of a clean run, adapters included"
+rp_case 0 "3 cases observed (3 ok, 0 not ok, 0 skipped) of 2 program runs in 1 guest runs" "every case of a clean run, adapters included"
 rp_tap cow-base.tap short
 rp_case 1 "problem: cow-base exclusive/two: planned 2 points, printed 1" "a program that printed fewer points than planned fails"
 rp_tap cow-base.tap silent
 rp_case 1 "problem: cow-base exclusive/quiet: printed no TAP" "a program that printed nothing fails"
-rp_case 1 "0 cases" "a run directory without guest runs fails"
+rp_case 1 "0 cases observed" "a run directory without guest runs fails"
 rm -rf "$rp"
 
 # 15. scripts/mutants_report.py judges a mutant by its failing cells: caught
 # only when every failing cell is expected and every expected cell failed.
 mr=$(mktemp -d)
-mr_mutant() { # NAME PROGRAM-POINT RUN-VERDICT: fake run of one mutant
-	mkdir -p "$mr/$1"
-	printf 'TAP version 13\n# policy=mapcount test=scn_x\n    1..1\n    %s 1 - case-a\n%s 1 - mapcount/scn_x\n1..1\n' \
-		"$2" "$2" >"$mr/$1/$1-base.tap"
-	echo "base $3" >"$mr/$1.runs"
-	printf '^base mapcount/scn_x: case-a\n^base run$\n' >"$mr/$1.expect"
+mr_mutant() { # NAME RUN-VERDICT [MUTATION...]: a made-up run of one mutant
+	_m=$1 _v=$2
+	shift 2
+	mkdir -p "$mr/$_m"
+	python3 tests/host/fake_run.py "$mr/$_m" "$_m" base "$@"
+	echo "base $_v" >"$mr/$_m.runs"
+	printf '^base mapcount/scn_fake: ksm-last\n^base run$\n' >"$mr/$_m.expect"
 }
 mr_case() { # WANT-RC WHAT NAME
 	python3 scripts/mutants_report.py "$mr" "$3" >/dev/null 2>&1
 	if [ $? = "$1" ]; then ok "mutants_report: $2"; else notok "mutants_report: $2" "exit status not $1"; fi
 }
-mr_mutant caught "not ok" FAILED
+mr_mutant caught FAILED outcome=ksm-last:copy
 mr_case 0 "a mutant failing exactly its expected cells is caught" caught
-mr_mutant missed ok ok
+mr_mutant missed ok
 mr_case 1 "a mutant that fails nothing is not caught" missed
-mr_mutant partial ok FAILED
+mr_mutant partial FAILED
 mr_case 1 "an expected cell that did not fail is reported" partial
 mr_case 1 "a mutant that never ran is not caught" neverran
+mr_mutant stray FAILED outcome=ksm-last:copy counter=vmsplice-4k:cow_copy_refcount=32
+mr_case 1 "a mutant that also fails a cell it should not is not caught" stray
 rm -rf "$mr"
 
 echo "$pass passed, $fail failed, $skip skipped"

@@ -3,12 +3,14 @@
 test-mutants run (scripts/mutants.sh) and write OUT/mutants.md.
 
 For each mutant NAME, OUT/NAME/ is its run directory (the .tap of each
-profile; scripts/results.py parses it into results.jsonl), OUT/NAME.runs
+profile; scripts/results.py parses it into results.jsonl and
+scripts/judge.py judges it into judgement.jsonl), OUT/NAME.runs
 holds "<profile> ok|FAILED" per run, OUT/NAME.expect the regular
 expressions of tests/mutants/NAME.conf, and OUT/NAME.build exists when the
 mutant could not be built.  A failing cell is named
 
-  "<profile> <policy>/<program>: <case>"   a failing case
+  "<profile> <policy>/<program>: <case>"   a failing case (a scenario cell
+                                           that never ran has program "-")
   "<profile> <policy>/<program>"           a program that failed with no
                                            failing case of its own
   "<profile> runner: <point>"              a failing runner point
@@ -26,24 +28,28 @@ import sys
 
 
 def failing_cells(rundir, runs):
-    """Names of the failing cells of one mutant's runs."""
+    """Names of the failing cells of one mutant's runs, as the one judge
+    (scripts/judge.py) finds them."""
     cells = []
+    here = os.path.dirname(os.path.abspath(__file__))
     if os.path.isdir(rundir):
-        subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), 'results.py'),
-                        rundir], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    path = os.path.join(rundir, 'results.jsonl')
-    recs = [json.loads(l) for l in open(path)] if os.path.exists(path) else []
-    failed_progs = set()
-    for r in recs:
-        if r['kind'] == 'case' and r['status'] == 'fail':
-            cells.append('%s %s/%s: %s' % (r['profile'], r['policy'], r['program'], r['name']))
-            failed_progs.add((r['profile'], r['policy'], r['program']))
-    for r in recs:
-        key = (r.get('profile'), r.get('policy'), r.get('program'))
-        if r['kind'] == 'program' and r['status'] == 'fail' and key not in failed_progs:
-            cells.append('%s %s/%s' % key)
-        elif r['kind'] == 'runner' and r['status'] == 'fail':
-            cells.append('%s runner: %s' % (r['profile'], r['name']))
+        subprocess.run([sys.executable, os.path.join(here, 'results.py'), rundir],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        if os.path.exists(os.path.join(rundir, 'results.jsonl')):
+            subprocess.run([sys.executable, os.path.join(here, 'judge.py'), rundir],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    path = os.path.join(rundir, 'judgement.jsonl')
+    judged = [json.loads(l) for l in open(path)] if os.path.exists(path) else []
+    fails = [c for c in judged if c['verdict'] == 'fail']
+    with_case = {(c['run'], c['policy'], c['program']) for c in fails if c['case'] != '-'}
+    for c in fails:
+        profile = c['run'].split('-', 1)[-1]
+        if c['suite'] == 'runner' and c['policy'] == '-':
+            cells.append('%s runner: %s' % (profile, c['case']))
+        elif c['case'] != '-':
+            cells.append('%s %s/%s: %s' % (profile, c['policy'], c['program'], c['case']))
+        elif (c['run'], c['policy'], c['program']) not in with_case:
+            cells.append('%s %s/%s' % (profile, c['policy'], c['program']))
     for profile, verdict in runs:
         if verdict != 'ok':
             cells.append('%s run' % profile)

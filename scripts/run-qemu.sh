@@ -145,6 +145,16 @@ if [ ! -s "$tap" ]; then
 elif [ -z "$status" ]; then
 	add "no final runner status line (COWTEST-STATUS) on the results disk"
 fi
+# The guest observes, the host judges: this run's results against
+# tests/expect/ (scripts/judge.py); a failed cell fails the run.
+if [ -s "$tap" ]; then
+	python3 "$top/scripts/results.py" "$rdir" >/dev/null 2>&1
+	judged=$(python3 "$top/scripts/judge.py" "$rdir" --only "$variant:$profile" 2>&1)
+	jrc=$?
+	echo "$judged" >"$rdir/$name.judge.txt"
+	echo "$judged" | sed -n '1,11s/^/  /p'
+	[ $jrc = 0 ] || add "judge: $(echo "$judged" | head -n 1 | sed 's/^judge: //') ($rdir/$name.judge.txt)"
+fi
 trouble=$("$top/scripts/scan-log.sh" "$log" | tr '\n' ';' | sed 's/;$//; s/;/; /g')
 [ -z "$trouble" ] || add "$trouble"
 case $rc in

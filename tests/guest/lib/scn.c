@@ -117,7 +117,7 @@ const struct scn_row *scn_begin(const char *name)
 		if (!strcmp(rows[i].scenario, name) &&
 		    (!strcmp(rows[i].profile, profile) || !strcmp(rows[i].profile, "*")) &&
 		    !strcmp(rows[i].policy, policy)) {
-			tap_diag("%s: expect %s: %s", name, rows[i].outcome, rows[i].reason);
+			tap_diag("%s: %s", name, rows[i].reason);
 			return &rows[i];
 		}
 	scn_skip("no expectation", "%s (profile %s, policy %s)", name, profile, policy);
@@ -156,109 +156,17 @@ static bool is_counter(const char *name)
 }
 
 /*
- * Check one "name=N", "name>=N" or "name<=N" against the deltas.
- * "=N" accepts N..N+slack (the test's own page faults add noise).
+ * The guest observes, the host judges (scripts/judge.py): the RESULT line
+ * carries the outcome, every non-zero counter delta, the case's declared
+ * noise (slack) and whether the kernel has cow_* counters at all; the one
+ * TAP point fails only when the program could not decide an outcome.
  */
-static bool check_counter(const char *spec, const struct vmstat *b,
-			  const struct vmstat *a, long slack, char *why, size_t len)
-{
-	char name[48];
-	long long want, d;
-	const char *op = strpbrk(spec, "<>=");
-	bool ok;
-
-	if (!op || op == spec || (size_t)(op - spec) >= sizeof(name)) {
-		snprintf(why, len, "bad counter spec '%s'", spec);
-		return false;
-	}
-	memcpy(name, spec, op - spec);
-	name[op - spec] = 0;
-	d = vmstat_delta(b, a, name);
-	if (!vmstat_has(a, name)) {
-		snprintf(why, len, "%s: no such counter", name);
-		return false;
-	}
-	if (!strncmp(op, ">=", 2)) {
-		want = atoll(op + 2);
-		ok = d >= want;
-	} else if (!strncmp(op, "<=", 2)) {
-		want = atoll(op + 2);
-		ok = d <= want;
-	} else {
-		want = atoll(op + 1);
-		ok = d >= want && d <= want + slack;
-	}
-	snprintf(why, len, "%s %+lld (want %s%s)", name, d, op,
-		 op[0] == '=' ? "" : "");
-	if (op[0] == '=')
-		snprintf(why, len, "%s %+lld (want %lld..%lld)", name, d, want,
-			 want + slack);
-	return ok;
-}
-
-static bool is_decision(const char *name)
-{
-	for (int i = 0; cow_decision_counters[i]; i++)
-		if (!strcmp(name, cow_decision_counters[i]))
-			return true;
-	return !strcmp(name, "cow_pmd_reuse") || !strcmp(name, "cow_pmd_split");
-}
-
-/*
- * Every decision the case caused: the decision counters the row names
- * (PTE-level reuse and copy, PMD reuse and split) bound the total of all
- * of them.  "=N" adds N to both bounds, ">=N" N to the lower bound and
- * lifts the upper one, "<=N" N to the upper bound; the upper bound allows
- * slack more.  A policy that decides a page twice, or decides pages under
- * a counter the row does not name, fails here even when every counter the
- * row names moved as stated.
- */
-static void check_total(const struct scn_row *row, const struct vmstat *b,
-			const struct vmstat *a, long slack)
-{
-	long long lo = 0, hi = 0, total;
-	bool open = false;
-	char spec[256];
-
-	total = vmstat_decisions(b, a) + vmstat_delta(b, a, "cow_pmd_reuse") +
-		vmstat_delta(b, a, "cow_pmd_split");
-	snprintf(spec, sizeof(spec), "%s", row->counters);
-	for (char *save = NULL, *s = strtok_r(spec, ",", &save); s;
-	     s = strtok_r(NULL, ",", &save)) {
-		const char *op = strpbrk(s, "<>=");
-		char name[48];
-
-		if (!op || op == s || (size_t)(op - s) >= sizeof(name))
-			continue;	/* check_counter() failed it already */
-		memcpy(name, s, op - s);
-		name[op - s] = 0;
-		if (!is_decision(name))
-			continue;
-		if (!strncmp(op, ">=", 2)) {
-			lo += atoll(op + 2);
-			open = true;
-		} else if (!strncmp(op, "<=", 2)) {
-			hi += atoll(op + 2);
-		} else {
-			lo += atoll(op + 1);
-			hi += atoll(op + 1);
-		}
-	}
-	if (open)
-		scn_ok(total >= lo, "%s: %lld decisions in all (want >= %lld)",
-		       row->scenario, total, lo);
-	else
-		scn_ok(total >= lo && total <= hi + slack,
-		       "%s: %lld decisions in all (want %lld..%lld)", row->scenario,
-		       total, lo, hi + slack);
-}
-
 void scn_end(const struct scn_row *row, const char *outcome,
 	     const struct vmstat *before, const struct vmstat *after,
 	     long slack, const char *detail_fmt, ...)
 {
-	char detail[512] = "", deltas[1024] = "", spec[256], why[128];
-	bool match, counters_ok = true;
+	char detail[512] = "", deltas[1024] = "";
+	const char *counters = "none";
 	size_t off = 0;
 	va_list ap;
 
@@ -269,7 +177,8 @@ void scn_end(const struct scn_row *row, const char *outcome,
 		vsnprintf(detail, sizeof(detail), detail_fmt, ap);
 		va_end(ap);
 	}
-	if (before && after)
+	if (before && after) {
+		counters = vmstat_has(after, "cow_reuse_exclusive") ? "yes" : "no";
 		for (int i = 0; i < after->n && off < sizeof(deltas) - 64; i++) {
 			long long d = vmstat_delta(before, after, after->name[i]);
 
@@ -277,42 +186,15 @@ void scn_end(const struct scn_row *row, const char *outcome,
 				off += snprintf(deltas + off, sizeof(deltas) - off,
 						" %s=%lld", after->name[i], d);
 		}
-	match = !strcmp(outcome, row->outcome);
-	printf("# RESULT scenario=%s profile=%s policy=%s outcome=%s expected=%s match=%s%s%s%s\n",
-	       row->scenario, profile, policy, outcome, row->outcome,
-	       match ? "yes" : "no", deltas, detail[0] ? " " : "", detail);
-	scn_ok(match, "%s: outcome %s (expected %s)", row->scenario, outcome,
-	       row->outcome);
-
-	if (!strcmp(row->counters, "-") || !row->counters[0] || !before || !after)
-		return;
-	/*
-	 * A kernel without CONFIG_COW_POLICY behaves as "exclusive" but has
-	 * no cow_* counters: the outcome above is all there is to check.
-	 */
-	if (!vmstat_has(after, "cow_reuse_exclusive")) {
-		if (cow_policy_expected())
-			scn_ok(false, "%s: counters %s: this kernel has no cow_* counters",
-			       row->scenario, row->counters);
-		else
-			scn_skip("no cow_* counters (CONFIG_COW_POLICY=n)",
-				 "%s: counters %s", row->scenario, row->counters);
-		return;
 	}
-	snprintf(spec, sizeof(spec), "%s", row->counters);
-	for (char *save = NULL, *s = strtok_r(spec, ",", &save); s;
-	     s = strtok_r(NULL, ",", &save)) {
-		bool ok = check_counter(s, before, after, slack, why, sizeof(why));
-
-		if (!ok)
-			tap_diag("%s: counter mismatch: %s", row->scenario, why);
-		else
-			tap_diag("%s: %s", row->scenario, why);
-		counters_ok &= ok;
-	}
-	scn_ok(counters_ok, "%s: counters %s (slack %ld)", row->scenario,
-	       row->counters, slack);
-	check_total(row, before, after, slack);
+	/* A kernel built with the sysctl must have the counters too. */
+	if (!strcmp(counters, "no") && cow_policy_expected())
+		counters = "missing";
+	printf("# RESULT scenario=%s profile=%s policy=%s outcome=%s slack=%ld counters=%s%s%s%s\n",
+	       row->scenario, profile, policy, outcome, slack, counters, deltas,
+	       detail[0] ? " " : "", detail);
+	scn_ok(strcmp(outcome, "error") != 0, "%s: observed %s", row->scenario,
+	       outcome);
 }
 
 int scn_finish(void)

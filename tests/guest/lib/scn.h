@@ -10,11 +10,14 @@
  * (vmstat snapshots around the interesting part) and calls scn_end() with
  * the observed outcome: scn_end() prints
  *
- *   # RESULT scenario=<case> profile=<p> policy=<p> outcome=<o> expected=<o>
- *            match=<yes|no> <counter>=<delta> ... [detail...]
+ *   # RESULT scenario=<case> profile=<p> policy=<p> outcome=<o> slack=<n>
+ *            counters=yes|no|missing|none <counter>=<delta> ... [detail...]
  *
- * and one TAP point for the outcome and one for the expected counter
- * movement.  The TAP plan is printed at the end by scn_finish().
+ * and one TAP point, "<case>: observed <o>", that fails only when the
+ * outcome is "error".  Whether the outcome and the counters are the
+ * expected ones is decided on the host (scripts/judge.py) against
+ * tests/expect/scenarios.tsv, so that editing an expectation needs no
+ * image rebuild.  The TAP plan is printed at the end by scn_finish().
  */
 #ifndef SCN_H
 #define SCN_H
@@ -43,9 +46,9 @@ const char *scn_profile(void);
 /* The row for (name, profile, policy), or NULL (then the case is skipped). */
 const struct scn_row *scn_begin(const char *name);
 /*
- * Report one case: outcome, counter deltas between before and after
- * (counters listed in the row must move as stated; "=N" allows up to
- * slack more, for the test's own noise), detail for the RESULT line.
+ * Report one case: outcome, counter deltas between before and after, the
+ * case's noise (the row's "=N" counters may move up to slack more, the
+ * test's own faults), detail for the RESULT line.
  */
 void scn_end(const struct scn_row *row, const char *outcome,
 	     const struct vmstat *before, const struct vmstat *after,

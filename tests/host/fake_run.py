@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""tests/host/fake_run.py OUT VARIANT PROFILE [MUTATION...]: a made-up
+guest run for make check (scripts/check.sh), written as the results disk
+holds it: OUT/VARIANT-PROFILE.tap and a console log with the banners.
+
+Every program the profile plans prints one passing point; every scenario
+row of tests/expect/scenarios.tsv for the profile prints a RESULT line with
+exactly the expected outcome and counters, so the run is clean as made.
+A MUTATION reopens one hole:
+
+  drop=SCENARIO          the cell never ran
+  outcome=SCENARIO:X     the cell observed X
+  counter=SCENARIO:N=V   counter N moved by V in that cell
+  counters=missing       the kernel had no cow_* counters (a cow variant)
+  noprog=PROGRAM         the program never ran under any policy
+  skip=PROGRAM           the program skipped its one case, with no rule
+  vmfail=INVOCATION:RC   a selftest expected to fail exited with RC
+  upstream=NAME          an upstream cow case that ran under exclusive only
+"""
+import os
+import subprocess
+import sys
+
+top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(top, 'scripts'))
+import judge  # noqa: E402
+
+
+def main():
+    out, variant, profile = sys.argv[1:4]
+    mut = {}
+    for m in sys.argv[4:]:
+        k, _, v = m.partition('=')
+        mut[k] = v
+    exp = judge.load_expect(os.path.join(top, 'tests', 'expect'))
+    groups, pols = judge.profile_plan(profile)
+    tap = ['TAP version 13']
+    n = 0
+    for p in pols:
+        for g in groups:
+            for cmd in judge.group_commands(g):
+                prog = cmd.replace(' ', '_')
+                if prog == mut.get('noprog'):
+                    continue
+                n += 1
+                if variant in judge.NO_SYSCTL and p != 'exclusive':
+                    tap.append('ok %d - %s/%s # SKIP no cow_policy' % (n, p, prog))
+                    continue
+                body = []
+                if prog.startswith('vm_selftest_'):
+                    inv = cmd[len('vm_selftest '):]
+                    r = judge.lookup(exp, 'vm-selftest', inv, variant, profile, p)
+                    res, rc = (r['outcome'], {'fail': '1', 'skip': '4'}.get(r['outcome'], '0')) \
+                        if r else ('pass', '0')
+                    vf = mut.get('vmfail', '')
+                    if vf and vf.rsplit(':', 1)[0] == inv:
+                        rc = vf.rsplit(':', 1)[1]
+                    body.append('# VMSELFTEST policy=%s sysctl=yes result=%s expected=%s '
+                                'rc=%s secs=1 name=%s' % (p, res, res, rc, inv))
+                elif prog.startswith('upstream_suite_'):
+                    suite = cmd[len('upstream_suite '):]
+                    names = sorted({r['case'] for r in exp if r['suite'] == 'upstream/' + suite}) \
+                        + ['a passing case']
+                    if p == 'exclusive' and mut.get('upstream'):
+                        names.append(mut['upstream'])
+                    for name in names:
+                        r = judge.lookup(exp, 'upstream/' + suite, name, variant, profile, p)
+                        body.append('# UPSTREAM-CASE suite=%s policy=%s result=%s expected=%s name=%s'
+                                    % (suite, p, 'fail' if r else 'pass', 'yes' if r else 'no', name))
+                else:
+                    body += ['TAP version 13', '1..1']
+                    body.append('ok 1 - %s # SKIP fake' % prog if prog == mut.get('skip')
+                                else 'ok 1 - %s' % prog)
+                tap.append('# policy=%s test=%s' % (p, prog))
+                tap += ['    ' + b for b in body]
+                tap.append('ok %d - %s/%s' % (n, p, prog))
+        if variant in judge.NO_SYSCTL and p != 'exclusive':
+            continue
+        # Every scenario row of this profile, as one program "scn_fake".
+        body, k = ['TAP version 13'], 0
+        for r in exp:
+            if r['suite'] != 'scenario' or r['profile'] != profile or r['policy'] != p:
+                continue
+            if variant in judge.NO_SYSCTL and r['case'].startswith('flip-'):
+                continue
+            sc = r['case']
+            if sc == mut.get('drop'):
+                continue
+            o = r['outcome']
+            if mut.get('outcome', '').startswith(sc + ':'):
+                o = mut['outcome'].split(':', 1)[1]
+            cnt = {}
+            if r['counters'] != '-' and variant not in judge.NO_SYSCTL:
+                for s in r['counters'].split(','):
+                    for op in ('>=', '<=', '='):
+                        if op in s:
+                            name, v = s.split(op)
+                            cnt[name] = int(v)
+                            break
+            if mut.get('counter', '').startswith(sc + ':'):
+                name, v = mut['counter'].split(':', 1)[1].split('=')
+                cnt[name] = int(v)
+            has = 'no' if variant in judge.NO_SYSCTL else 'yes'
+            if mut.get('counters') == 'missing':
+                has, cnt = 'missing', {}
+            body.append('# RESULT scenario=%s profile=%s policy=%s outcome=%s slack=2 counters=%s%s'
+                        % (sc, profile, p, o, has,
+                           ''.join(' %s=%d' % kv for kv in sorted(cnt.items()) if kv[1])))
+            k += 1
+            body.append('ok %d - %s: observed %s' % (k, sc, o))
+        body.append('1..%d' % k)
+        n += 1
+        tap.append('# policy=%s test=scn_fake' % p)
+        tap += ['    ' + b for b in body]
+        tap.append('ok %d - %s/scn_fake' % (n, p))
+    tap += ['1..%d' % n, 'COWTEST-STATUS passed=%d failed=0 skipped=0' % n]
+    name = '%s-%s' % (variant, profile)
+    with open(os.path.join(out, name + '.tap'), 'w') as f:
+        f.write('\n'.join(tap) + '\n')
+    with open(os.path.join(out, name + '.log'), 'w') as f:
+        f.write('# cow-policy run fake: variant=%s profile=%s accel=tcg timeout=1s\n'
+                'COWTEST-BOOT kernel=6.1.0-fake variant=%s profile=%s boot_to_runner_s=1\n'
+                % (variant, profile, variant, profile))
+    subprocess.run([sys.executable, os.path.join(top, 'scripts', 'results.py'), out],
+                   stdout=subprocess.DEVNULL, check=False)
+
+
+if __name__ == '__main__':
+    main()
