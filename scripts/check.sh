@@ -175,32 +175,6 @@ rm -rf "$vt"
 if [ -z "$vt_bad" ]; then ok "vm_selftest observes pass, fail, skip, timeout and a crash apart"
 else notok "vm_selftest observations" "wrong result for:$vt_bad"; fi
 
-# 11. scripts/vmtests_report.py: exclusive must be compared with unpatched
-# 6.1 on every invocation; nothing to compare is not a pass.
-vr=$(mktemp -d)
-vm_log() { # VARIANT SYSCTL POLICY NAME...: a fake <variant>-vmtests.log
-	v=$1 sc=$2 pol=$3
-	shift 3
-	{
-		echo "# cow-policy run fake: variant=$v profile=vmtests accel=tcg timeout=1s"
-		for n in "$@"; do
-			echo "    # VMSELFTEST policy=$pol sysctl=$sc result=pass expected=pass rc=0 secs=1 name=$n"
-		done
-	} >"$vr/$v-vmtests.log"
-}
-vr_case() { # WANT-RC WHAT
-	python3 scripts/vmtests_report.py "$vr" >/dev/null 2>&1
-	if [ $? = "$1" ]; then ok "vmtests_report: $2"; else notok "vmtests_report: $2" "exit status not $1"; fi
-	rm -f "$vr"/*
-}
-vm_log cow yes exclusive a b; vm_log base no exclusive a b
-vr_case 0 "exclusive and unpatched 6.1 agree on every invocation"
-vm_log cow yes exclusive a b
-vr_case 1 "no unpatched 6.1 run: not compared, fails"
-vm_log cow yes exclusive a b; vm_log base no exclusive a
-vr_case 1 "an invocation missing on unpatched 6.1 fails"
-rm -rf "$vr"
-
 # 12. a run that dies before it starts still counts as a failed run.
 rc_counts=$(mktemp)
 (COWTEST_COUNTS=$rc_counts run_counted cow no-such-profile >/dev/null 2>&1)
@@ -252,6 +226,18 @@ jd_case 1 "new case: ran under another policy, not this one" \
 	"an upstream case missing under one policy fails" cow:upstream "upstream=new case"
 jd_case 1 "fail: cow-thp -/-: -: no results: the run did not start" \
 	"an expected run with no results fails" cow:base -- --runs "cow:base cow:thp"
+# 6.1's selftests: exclusive must be compared with unpatched 6.1 on every
+# invocation; nothing to compare is not a pass.
+jd_case 1 "not compared with unpatched 6.1: no base:vmtests results" \
+	"exclusive with no unpatched 6.1 run to compare with fails" cow:vmtests
+jd_case 1 "khugepaged: exclusive fail, unpatched 6.1 pass" \
+	"exclusive and unpatched 6.1 differing on an invocation fails" "cow:vmtests base:vmtests" vmresult=khugepaged:fail
+# The reports are written from the judged results alone.
+jd_case 0 " 0 failed," "the upstream and selftest reports come from results.jsonl" "cow:upstream cow:vmtests base:vmtests"
+if python3 scripts/upstream_report.py "$jd" >"$tmp" 2>&1 && grep -q '^| refcount | cow | ' "$jd/upstream.md" &&
+	python3 scripts/vmtests_report.py "$jd" >>"$tmp" 2>&1 && grep -q '^| `khugepaged` | pass 1s | pass 1s' "$jd/vm-selftests.md"; then
+	ok "upstream.md and vm-selftests.md from results.jsonl and judgement.jsonl"
+else notok "upstream.md and vm-selftests.md from results.jsonl" "$(head -n 3 "$tmp" | tr '\n' ' ')"; fi
 # The host decides: the same results judged against an edited expectation
 # fail that cell, with no image rebuilt.
 mkdir -p "$jd.exp" && cp tests/expect/*.tsv "$jd.exp/"

@@ -32,7 +32,8 @@ test passes TEST_MATRIX), every (policy, program) of each run's profile
 scenario row for the run's profile and policies, every selftest invocation
 of tests/groups/vmtests.list, every upstream case that any policy of the run
 ran.  Anything of it that is missing is a failure with its name, as is a
-skip that no rule expects.
+skip that no rule expects.  Across runs: exclusive gives on every 6.1
+selftest what unpatched 6.1 gives (the kernel runs 6.1's own rule).
 
 Writes RUNDIR/judgement.jsonl (one object per judged cell: run, policy,
 program, case, suite, verdict pass|fail|skip, why) and RUNDIR/matrix.md
@@ -351,6 +352,32 @@ class Judge:
                         if (p, n) in progs:
                             self.cell(run, p, n, '-', 'vm-selftest', 'fail', 'printed no VMSELFTEST line')
 
+    def unpatched_agrees(self, runs):
+        """6.1's selftests: exclusive, on every kernel with the sysctl,
+        gives what unpatched 6.1 (variant base) gives, invocation by
+        invocation.  With no unpatched run there is nothing to compare,
+        and that is not a pass."""
+        res = {}
+        for c in self.recs:
+            if c['kind'] == 'case' and c['program'].startswith('vm_selftest') and \
+                    c['policy'] == 'exclusive':
+                res.setdefault(c['variant'], {})[c['name']] = c['result'].get('result', '?')
+        mine = [v for v, p in runs if p == 'vmtests' and v not in NO_SYSCTL]
+        if not mine:
+            return
+        base = res.get('base')
+        for v in mine:
+            run = '%s-vmtests' % v
+            if base is None:
+                self.cell(run, 'exclusive', '-', '-', 'vm-selftest/unpatched', 'fail',
+                          'not compared with unpatched 6.1: no base:vmtests results')
+                continue
+            for name in sorted(set(base) | set(res.get(v, {}))):
+                a, b = res.get(v, {}).get(name, 'did not run'), base.get(name, 'did not run')
+                self.cell(run, 'exclusive', '-', name, 'vm-selftest/unpatched',
+                          'pass' if a == b else 'fail',
+                          'exclusive %s, unpatched 6.1 %s' % (a, b))
+
     def case_skip(self, run, variant, profile, p, prog, c):
         name, why = c['name'], c.get('skip_reason', '')
         m = re.match(r'^(\S+) \(profile \S+, policy \S+\)$', name)
@@ -496,6 +523,8 @@ def main():
     j = Judge(exp, recs)
     for v, p in runs:
         j.judge_run(v, p)
+    if not a.only:
+        j.unpatched_agrees(runs)
     for v, p in sorted({(r['variant'], r['profile']) for r in recs} - set(runs)):
         j.cell('%s-%s' % (v, p), '-', '-', '-', 'run', 'fail', 'not in the expected runs')
     # One run's judgement beside its TAP; the whole directory's in

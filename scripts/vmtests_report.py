@@ -1,162 +1,115 @@
 #!/usr/bin/env python3
-"""scripts/vmtests_report.py RESULTS_DIR [EXPECT_TSV]
+"""scripts/vmtests_report.py RESULTS_DIR: the report of 6.1's own mm
+selftests (profile vmtests: tools/testing/selftests/vm of the unpacked
+tree) from the run's results.jsonl (scripts/results.py) and
+judgement.jsonl (scripts/judge.py, which decides every invocation against
+tests/expect/vm-selftests.tsv and compares exclusive with unpatched 6.1;
+this only reports). Writes
 
-Collect the "# VMSELFTEST ..." lines that guest/vm_selftest.sh prints
-(profile vmtests: 6.1's own tools/testing/selftests/vm programs, issue 4)
-from RESULTS_DIR/*-vmtests.log and write
   RESULTS_DIR/vm-selftests.md    one row per invocation, one column per
-                                 kernel/policy, mismatches marked, reasons
-  RESULTS_DIR/vm-selftests.tsv   variant, policy, invocation, result,
+                                 kernel/policy, judged failures marked
+  RESULTS_DIR/vm-selftests.tsv   variant, column, invocation, result,
                                  expected, seconds
-and append the table to RESULTS_DIR/matrix.md when it exists.
 
-A column is a policy of a kernel with vm.cow_policy (exclusive, refcount,
-mapcount), or a kernel without it (variant base = unpatched 6.1, nocow),
-which runs the exclusive rule. Prints the path of vm-selftests.md and one
-verdict line; exit status 1 when a result differs from its expectation,
-when exclusive and unpatched 6.1 differ on any invocation (issue 4: such a
-failure is a bug), or when there are no results.
+and appends the table to RESULTS_DIR/matrix.md when it exists. A column is
+a policy of a kernel with vm.cow_policy, or a kernel without it (variant
+base = unpatched 6.1, nocow), which runs the exclusive rule. Prints the path
+of vm-selftests.md and one line of totals; exit 1 when there are no results.
 """
 import collections
 import datetime
-import glob
+import json
 import os
-import re
 import sys
 
-POLICIES = ["exclusive", "refcount", "mapcount"]
-LINE = re.compile(r"# VMSELFTEST (.*?) name=(.*)$")
-KV = re.compile(r"(\w+)=(\S+)")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import judge  # noqa: E402
+
+UNPATCHED = '6.1 (unpatched)'
 
 
-def load_reasons(path):
-    """(policy, invocation) -> (expected, reason); policy 'all' kept as is."""
-    out = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            cols = line.rstrip("\n").split("\t")
-            if len(cols) >= 4:
-                out[(cols[0], cols[1])] = (cols[2], cols[3])
-    return out
+def jsonl(path):
+    return [json.loads(l) for l in open(path)] if os.path.exists(path) else []
+
+
+def column(variant, res):
+    if res.get('sysctl') == 'no':
+        return UNPATCHED if variant == 'base' else variant
+    return res.get('policy', '?') + ('' if variant == 'cow' else ' (%s)' % variant)
 
 
 def main():
+    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+        sys.exit('usage: vmtests_report.py RESULTS_DIR')
     rdir = sys.argv[1]
-    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    reasons = load_reasons(sys.argv[2] if len(sys.argv) > 2 else
-                           os.path.join(top, "tests/expect/vm-selftests.tsv"))
-    cells = collections.OrderedDict()   # invocation -> {column: (result, expected, secs)}
+    exp = judge.load_expect(os.path.join(judge.TOP, 'tests', 'expect'))
+    judged = jsonl(os.path.join(rdir, 'judgement.jsonl'))
+    fails = {}
+    for c in judged:
+        if c['suite'].startswith('vm-selftest') and c['verdict'] == 'fail':
+            fails.setdefault(c['case'], []).append('%s %s: %s' % (c['run'], c['policy'], c['why']))
+    cells = collections.OrderedDict()    # invocation -> {column: (result, rc, secs)}
     columns, kernels = [], {}
-    for log in sorted(glob.glob(os.path.join(rdir, "*-vmtests.log"))):
-        variant, kernel = "?", "?"
-        with open(log, encoding="utf-8", errors="replace") as f:
-            for raw in f:
-                s = raw.strip()
-                m = re.match(r"# cow-policy run \S+ variant=(\S+)", s)
-                if m:
-                    variant = m.group(1)
-                m = re.match(r"COWTEST-BOOT kernel=(\S+)", s)
-                if m:
-                    kernel = m.group(1)
-                m = LINE.search(s)
-                if not m:
-                    continue
-                d = dict(KV.findall(m.group(1)))
-                if d.get("sysctl") == "no":
-                    col = "6.1 (unpatched)" if variant == "base" else variant
-                else:
-                    col = d.get("policy", "?") + ("" if variant == "cow" else " (%s)" % variant)
-                if col not in columns:
-                    columns.append(col)
-                    kernels[col] = "%s %s" % (variant, kernel)
-                cells.setdefault(m.group(2), {})[col] = (d.get("result", "?"),
-                                                         d.get("expected", "?"),
-                                                         d.get("secs", "?"))
+    for r in jsonl(os.path.join(rdir, 'results.jsonl')):
+        if r['kind'] != 'case' or not r['program'].startswith('vm_selftest'):
+            continue
+        res = r['result']
+        col = column(r['variant'], res)
+        if col not in columns:
+            columns.append(col)
+            kernels[col] = '%s %s' % (r['variant'], judge.run_meta(rdir, '%s-%s' % (r['variant'], r['profile']))[0])
+        cells.setdefault(r['name'], {})[col] = (res.get('result', '?'), res.get('rc', '?'), res.get('secs', '?'))
     if not cells:
-        print("no vm selftest results in " + rdir)
+        print('no vm selftest results in ' + rdir)
         return 1
-
-    base_col = "6.1 (unpatched)" if "6.1 (unpatched)" in columns else None
-    order = [c for c in columns if c == base_col] + \
-        [p for p in POLICIES if p in columns] + \
-        [c for c in columns if c != base_col and c not in POLICIES]
-    mismatches, differ, tot = [], [], collections.defaultdict(collections.Counter)
-    table = ["| invocation | " + " | ".join(order) + " |",
-             "| --- |" + " --- |" * len(order)]
-    md = ["# 6.1's own mm selftests under every policy\n",
-          "tools/testing/selftests/vm of the unpacked linux-source-6.1 tree, built "
-          "statically with its own Makefile (scripts/vmtests.sh), run by "
-          "guest/vm_selftest.sh in profile `vmtests` (tests/groups/vmtests.list); "
-          "a result is the exit status read as run_vmtests.sh reads it (0 pass, "
-          "4 skip, else fail; killed after 300 s: timeout). Expected results "
-          "other than pass: tests/expect/vm-selftests.tsv. Date %s, results %s.\n" % (
-              datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
-              os.path.abspath(rdir)),
-          "Kernels: " + "; ".join("%s = %s" % (c, kernels[c]) for c in order) + ".\n"]
+    order = [c for c in columns if c == UNPATCHED] + [p for p in judge.POLICIES if p in columns] + \
+        [c for c in columns if c != UNPATCHED and c not in judge.POLICIES]
+    tot = collections.defaultdict(collections.Counter)
+    table = ['| invocation | ' + ' | '.join(order) + ' |', '| --- |' + ' --- |' * len(order)]
     rows = []
     for name, r in cells.items():
         row = []
         for c in order:
             if c not in r:
-                row.append("-")
+                row.append('-')
                 continue
-            res, exp, secs = r[c]
+            res, rc, secs = r[c]
             tot[c][res] += 1
-            cell = "%s %ss" % (res, secs)
-            if res != exp:
-                mismatches.append("%s under %s: %s, expected %s" % (name, c, res, exp))
-                tot[c]["mismatch"] += 1
-                cell = "**%s** (expected %s) %ss" % (res, exp, secs)
-            row.append(cell)
-            rows.append("\t".join([kernels[c].split()[0], c, name, res, exp, secs]))
-        if base_col and ("exclusive" not in r or base_col not in r):
-            # An invocation that ran on one side only was not compared.
-            differ.append("%s: exclusive %s, unpatched 6.1 %s" % (
-                name, r["exclusive"][0] if "exclusive" in r else "did not run",
-                r[base_col][0] if base_col in r else "did not run"))
-        elif base_col and r["exclusive"][0] != r[base_col][0]:
-            differ.append("%s: exclusive %s, unpatched 6.1 %s" % (name, r["exclusive"][0], r[base_col][0]))
-        table.append("| `%s` | %s |" % (name, " | ".join(row)))
-    table.append("| **totals** | " + " | ".join(
-        " ".join("%s %d" % (k, tot[c][k]) for k in ("pass", "fail", "skip", "timeout", "mismatch")
-                 if tot[c][k]) for c in order) + " |")
-    md.extend(table)
-    md.append("")
-    md.append("## Results other than pass, and why\n")
-    for (pol, name), (exp, why) in reasons.items():
-        md.append("- `%s` (%s): %s. %s" % (name, pol, exp, why))
-    md.append("")
-    md.append("## Mismatches with the expectations\n")
-    md.extend(["- " + m for m in mismatches] or ["None."])
-    md.append("")
-    md.append("## exclusive against unpatched 6.1\n")
-    if base_col is None:
-        md.append("Not compared: no run on the base kernel (make run VARIANT=base PROFILE=vmtests).")
-    else:
-        md.extend(["- " + d for d in differ] or
-                  ["Same result on all %d invocations." % sum(
-                      1 for r in cells.values() if "exclusive" in r and base_col in r)])
-    md.append("")
-    with open(os.path.join(rdir, "vm-selftests.md"), "w", encoding="utf-8") as f:
-        f.write("\n".join(md) + "\n")
-    with open(os.path.join(rdir, "vm-selftests.tsv"), "w", encoding="utf-8") as f:
-        f.write("variant\tcolumn\tinvocation\tresult\texpected\tseconds\n" + "\n".join(rows) + "\n")
-    matrix = os.path.join(rdir, "matrix.md")
+            e = judge.lookup(exp, 'vm-selftest', name, '*', 'vmtests', c.split()[0]
+                             if c.split()[0] in judge.POLICIES else 'exclusive')
+            row.append('%s %ss' % (res, secs))
+            rows.append('\t'.join([kernels[c].split()[0], c, name, res, e['outcome'] if e else 'pass', secs]))
+        table.append('| `%s` | %s |' % (name, ' | '.join(row)) + (' **judged failing** |' if name in fails else ''))
+    table.append('| **totals** | ' + ' | '.join(
+        ' '.join('%s %d' % (k, tot[c][k]) for k in ('pass', 'fail', 'skip', 'timeout', 'crash') if tot[c][k])
+        for c in order) + ' |')
+    md = ["# 6.1's own mm selftests under every policy\n",
+          'tools/testing/selftests/vm of the unpacked linux-source-6.1 tree, built statically with '
+          'its own Makefile (scripts/vmtests.sh), run by guest/vm_selftest.sh in profile `vmtests` '
+          '(tests/groups/vmtests.list); a result is the exit status read as run_vmtests.sh reads it '
+          '(0 pass, 4 skip, killed by a signal: crash, else fail; killed after 300 s: timeout). '
+          'Judged by scripts/judge.py against tests/expect/vm-selftests.tsv; exclusive must give '
+          'what unpatched 6.1 gives. Run %s, reported %s.\n' % (
+              os.path.basename(os.path.normpath(rdir)),
+              datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d')),
+          'Kernels: ' + '; '.join('%s = %s' % (c, kernels[c]) for c in order) + '.\n']
+    md += table + ['', '## Results other than pass, and why\n']
+    md += ['- `%s` (%s): %s. %s' % (r['case'], r['policy'], r['outcome'], r['reason'])
+           for r in exp if r['suite'] == 'vm-selftest']
+    md += ['', '## Judged failures\n']
+    md += ['- `%s`: %s' % (n, w) for n, ws in fails.items() for w in ws] or ['None.']
+    with open(os.path.join(rdir, 'vm-selftests.md'), 'w', encoding='utf-8') as f:
+        f.write('\n'.join(md) + '\n')
+    with open(os.path.join(rdir, 'vm-selftests.tsv'), 'w', encoding='utf-8') as f:
+        f.write('variant\tcolumn\tinvocation\tresult\texpected\tseconds\n' + '\n'.join(rows) + '\n')
+    matrix = os.path.join(rdir, 'matrix.md')
     if os.path.exists(matrix):
-        with open(matrix, "a", encoding="utf-8") as f:
-            f.write("\n## 6.1 mm selftests (vm-selftests.md)\n\n")
-            f.write("\n".join(table) + "\n")
-    verdict = "%d invocations, %d mismatches, exclusive vs unpatched 6.1: %s" % (
-        len(cells), len(mismatches),
-        "not compared" if base_col is None else ("%d differ" % len(differ)))
-    print(os.path.join(os.path.abspath(rdir), "vm-selftests.md"))
-    print(verdict)
-    # Nothing compared is not a pass: without the unpatched kernel's column
-    # the claim "exclusive == unpatched 6.1" has no evidence.
-    return 1 if mismatches or differ or base_col is None else 0
+        with open(matrix, 'a', encoding='utf-8') as f:
+            f.write('\n## 6.1 mm selftests (vm-selftests.md)\n\n' + '\n'.join(table) + '\n')
+    print(os.path.join(os.path.abspath(rdir), 'vm-selftests.md'))
+    print('%d invocations in %d columns, %d judged failing' % (len(cells), len(order), len(fails)))
+    return 0
 
 
-if __name__ == "__main__":
+if __name__ == '__main__':
     sys.exit(main())

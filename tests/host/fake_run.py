@@ -15,6 +15,7 @@ A MUTATION reopens one hole:
   noprog=PROGRAM         the program never ran under any policy
   skip=PROGRAM           the program skipped its one case, with no rule
   vmfail=INVOCATION:RC   a selftest expected to fail exited with RC
+  vmresult=INVOCATION:R  a selftest's result was R (on a kernel with the sysctl)
   upstream=NAME          an upstream cow case that ran under exclusive only
 """
 import os
@@ -52,11 +53,15 @@ def main():
                     r = judge.lookup(exp, 'vm-selftest', inv, variant, profile, p)
                     res, rc = (r['outcome'], {'fail': '1', 'skip': '4'}.get(r['outcome'], '0')) \
                         if r else ('pass', '0')
+                    vr = mut.get('vmresult', '')
+                    if vr and vr.rsplit(':', 1)[0] == inv and variant not in judge.NO_SYSCTL:
+                        res = vr.rsplit(':', 1)[1]
                     vf = mut.get('vmfail', '')
                     if vf and vf.rsplit(':', 1)[0] == inv:
                         rc = vf.rsplit(':', 1)[1]
-                    body.append('# VMSELFTEST policy=%s sysctl=yes result=%s expected=%s '
-                                'rc=%s secs=1 name=%s' % (p, res, res, rc, inv))
+                    body.append('# VMSELFTEST policy=%s sysctl=%s result=%s expected=%s '
+                                'rc=%s secs=1 name=%s' % (p, 'no' if variant in judge.NO_SYSCTL else 'yes',
+                                                          res, res, rc, inv))
                 elif prog.startswith('upstream_suite_'):
                     suite = cmd[len('upstream_suite '):]
                     names = sorted({r['case'] for r in exp if r['suite'] == 'upstream/' + suite}) \
