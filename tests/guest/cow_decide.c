@@ -96,11 +96,7 @@ static pid_t fork_child(int *go, int *done)
 	pid_t pid;
 	char c;
 
-	if (pipe(p1) || pipe(p2))
-		bail("pipe");
-	pid = fork();
-	if (pid < 0)
-		bail("fork");
+	pid = fork_piped(p1, p2);
 	if (!pid) {
 		struct vmstat scratch;
 		char c = 'r';

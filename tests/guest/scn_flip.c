@@ -61,19 +61,6 @@ static char *map_area(void)
 	return mem;
 }
 
-static char xread(int fd)
-{
-	char c = '?';
-
-	return read(fd, &c, 1) == 1 ? c : '?';
-}
-
-static void xwrite(int fd, char c)
-{
-	if (write(fd, &c, 1) != 1)
-		_exit(3);
-}
-
 static void gupref_to_mapcount(void)
 {
 	const struct scn_row *row = scn_begin("flip-gupref-to-mapcount");
@@ -85,46 +72,24 @@ static void gupref_to_mapcount(void)
 	if (!row)
 		return;
 	mem = map_area();
-	if (pipe(go) || pipe(back) || pipe(pfd))
+	if (pipe(pfd))
 		bail("pipe");
-	pid = fork();
-	if (pid < 0)
-		bail("fork");
-	if (!pid) {
-		struct iovec iov = { .iov_base = mem, .iov_len = LEN };
-		struct vmstat scratch;
-		ssize_t got = 0, n;
-
-		scn_warm(&scratch);
-		memset(pipebuf, 0, sizeof(pipebuf));
-		xwrite(back[1], 'r');
-		if (xread(go[0]) != 'g')
-			_exit(3);
-		if (vmsplice(pfd[1], &iov, 1, 0) != (ssize_t)LEN ||
-		    madvise(mem, LEN, MADV_DONTNEED))
-			_exit(4);
-		xwrite(back[1], 'u');
-		if (xread(go[0]) != 'r')
-			_exit(3);
-		while (got < (ssize_t)LEN && (n = read(pfd[0], pipebuf + got, LEN - got)) > 0)
-			got += n;
-		xwrite(back[1], got != (ssize_t)LEN ? '?' :
-		       !scn_count_diff(pipebuf, 'S', LEN) ? 'L' :
-		       !scn_count_diff(pipebuf, 'o', LEN) ? 'o' : 'm');
-		_exit(0);
-	}
-	if (xread(back[0]) != 'r')
+	pid = fork_piped(go, back);
+	if (!pid)
+		scn_vmsplice_child(mem, LEN, LEN, false, go[0], back[1], pfd,
+				   pipebuf);
+	if (pipe_getc(back[0]) != 'r')
 		bail("child");
 	scn_warm(&before);
-	xwrite(go[1], 'g');
-	if (xread(back[0]) != 'u')
+	pipe_putc(go[1], 'g');
+	if (pipe_getc(back[0]) != 'u')
 		bail("child did not splice");
 	scn_set_policy("mapcount");
 	memset(mem, 'S', LEN);
 	vmstat_read(&after);
 	scn_set_policy(start_policy);
-	xwrite(go[1], 'r');
-	res = xread(back[0]);
+	pipe_putc(go[1], 'r');
+	res = pipe_getc(back[0]);
 	waitpid(pid, NULL, 0);
 	scn_end(row, res == 'L' ? "leak" : res == 'o' ? "ok" : "error", &before,
 		&after, SLACK, "reference_under=%s write_under=mapcount pipe=%s",
@@ -201,20 +166,16 @@ static void ro_pin_refcount(void)
 		return;
 	}
 	mem = map_area();
-	if (pipe(go) || pipe(back))
-		bail("pipe");
-	pid = fork();
-	if (pid < 0)
-		bail("fork");
+	pid = fork_piped(go, back);
 	if (!pid) {
 		struct vmstat scratch;
 
 		scn_warm(&scratch);
-		xwrite(back[1], 'r');
-		xread(go[0]);
+		pipe_putc(back[1], 'r');
+		pipe_getc(go[0]);
 		_exit(0);
 	}
-	if (xread(back[0]) != 'r')
+	if (pipe_getc(back[0]) != 'r')
 		bail("child");
 	scn_warm(&before);
 	scn_set_policy("refcount");
@@ -222,7 +183,7 @@ static void ro_pin_refcount(void)
 	scn_set_policy(start_policy);
 	if (ret) {
 		scn_ok(false, "flip-ro-pin-refcount: R/O pin: %s", strerror(-ret));
-		xwrite(go[1], 'x');
+		pipe_putc(go[1], 'x');
 		waitpid(pid, NULL, 0);
 		return;
 	}
@@ -232,7 +193,7 @@ static void ro_pin_refcount(void)
 	ret = cowpin_dev_read(fd, h, 0, LEN, dev);
 	c = ret ? '?' : !scn_count_diff(dev, 'P', LEN) ? 'n' :
 	    !scn_count_diff(dev, 'o', LEN) ? 'o' : 'm';
-	xwrite(go[1], 'x');
+	pipe_putc(go[1], 'x');
 	waitpid(pid, NULL, 0);
 	scn_end(row, c == 'n' ? "ok" : c == 'o' ? "stale-pin" : "error", &before,
 		&after, SLACK, "pin_under=refcount write_under=%s device_sees=%s",
@@ -255,44 +216,40 @@ static void ro_pin_to_mapcount(void)
 	if (!row)
 		return;
 	mem = map_area();
-	if (pipe(go) || pipe(back))
-		bail("pipe");
-	pid = fork();
-	if (pid < 0)
-		bail("fork");
+	pid = fork_piped(go, back);
 	if (!pid) {
 		struct vmstat scratch;
 		uint64_t h = 0;
 		int fd = cowpin_open();
 
 		scn_warm(&scratch);
-		xwrite(back[1], fd < 0 ? 'f' : 'r');
-		if (fd < 0 || xread(go[0]) != 'g')
+		pipe_putc(back[1], fd < 0 ? 'f' : 'r');
+		if (fd < 0 || pipe_getc(go[0]) != 'g')
 			_exit(3);
 		if (cowpin_reg(fd, mem, LEN, COWPIN_F_LONGTERM, &h) ||
 		    madvise(mem, LEN, MADV_DONTNEED))
 			_exit(4);
-		xwrite(back[1], 'u');
-		if (xread(go[0]) != 'r')
+		pipe_putc(back[1], 'u');
+		if (pipe_getc(go[0]) != 'r')
 			_exit(3);
 		memset(dev, 0, LEN);
-		xwrite(back[1], cowpin_dev_read(fd, h, 0, LEN, dev) ? '?' :
+		pipe_putc(back[1], cowpin_dev_read(fd, h, 0, LEN, dev) ? '?' :
 		       !scn_count_diff(dev, 'S', LEN) ? 'L' :
 		       !scn_count_diff(dev, 'o', LEN) ? 'o' : 'm');
 		_exit(0);
 	}
-	if (xread(back[0]) != 'r')
+	if (pipe_getc(back[0]) != 'r')
 		bail("child (open %s)", COWPIN_DEVICE);
 	scn_warm(&before);
-	xwrite(go[1], 'g');
-	if (xread(back[0]) != 'u')
+	pipe_putc(go[1], 'g');
+	if (pipe_getc(back[0]) != 'u')
 		bail("child did not pin");
 	scn_set_policy("mapcount");
 	memset(mem, 'S', LEN);
 	vmstat_read(&after);
 	scn_set_policy(start_policy);
-	xwrite(go[1], 'r');
-	res = xread(back[0]);
+	pipe_putc(go[1], 'r');
+	res = pipe_getc(back[0]);
 	waitpid(pid, NULL, 0);
 	scn_end(row, res == 'L' ? "leak" : res == 'o' ? "ok" : "error", &before,
 		&after, SLACK, "pin_under=%s write_under=mapcount device_sees=%s",

@@ -75,19 +75,6 @@ static struct vmstat *snaps(int i)
 	return &s[i];
 }
 
-static char xread(int fd)
-{
-	char c = '?';
-
-	return read(fd, &c, 1) == 1 ? c : '?';
-}
-
-static void xwrite(int fd, char c)
-{
-	if (write(fd, &c, 1) != 1)
-		_exit(3);
-}
-
 static void run(int fd, const struct cs *cs)
 {
 	const struct scn_row *row = scn_begin(cs->name);
@@ -121,8 +108,8 @@ static void run(int fd, const struct cs *cs)
 		/* No warm-up: its stack writes would be copies in the window. */
 		if (!cs->child_alive)
 			_exit(0);
-		xwrite(back[1], 'r');
-		if (xread(go[0]) != 'g')
+		pipe_putc(back[1], 'r');
+		if (pipe_getc(go[0]) != 'g')
 			_exit(3);
 		/*
 		 * 'n': the parent's CPU writes (first half) or the device's
@@ -131,11 +118,11 @@ static void run(int fd, const struct cs *cs)
 		c = !scn_count_diff(mem, 'o', LEN) ? 'o' :
 		    (!scn_count_diff(mem, 'P', HALF) ||
 		     !scn_count_diff(mem + HALF, 'D', HALF)) ? 'n' : 'm';
-		xwrite(back[1], c);
+		pipe_putc(back[1], c);
 		_exit(0);
 	}
 	if (cs->child_alive) {
-		if (xread(back[0]) != 'r')
+		if (pipe_getc(back[0]) != 'r')
 			bail("child");
 	} else {
 		waitpid(pid, NULL, 0);
@@ -162,8 +149,8 @@ static void run(int fd, const struct cs *cs)
 	cpu_stale = (cs->flags & COWPIN_F_WRITE) ?
 		    scn_count_diff(mem + HALF, 'D', HALF) : 0;
 	if (cs->child_alive) {
-		xwrite(go[1], 'g');
-		child = xread(back[0]);
+		pipe_putc(go[1], 'g');
+		child = pipe_getc(back[0]);
 		waitpid(pid, NULL, 0);
 	}
 	/* A child that died ('?') or saw something else ('m') is no verdict. */
@@ -208,24 +195,20 @@ static pid_t hold_child(int go[2], int back[2])
 {
 	pid_t pid;
 
-	if (pipe(go) || pipe(back))
-		bail("pipe");
-	pid = fork();
-	if (pid < 0)
-		bail("fork");
+	pid = fork_piped(go, back);
 	if (!pid) {
-		xwrite(back[1], 'r');
-		xread(go[0]);
+		pipe_putc(back[1], 'r');
+		pipe_getc(go[0]);
 		_exit(0);
 	}
-	if (xread(back[0]) != 'r')
+	if (pipe_getc(back[0]) != 'r')
 		bail("child");
 	return pid;
 }
 
 static void release_child(pid_t pid, int go[2], int back[2])
 {
-	xwrite(go[1], 'x');
+	pipe_putc(go[1], 'x');
 	waitpid(pid, NULL, 0);
 	close(go[0]); close(go[1]); close(back[0]); close(back[1]);
 }

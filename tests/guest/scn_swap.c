@@ -144,11 +144,7 @@ static void run(const char *name, enum kind k)
 	wait_writeback();
 	drain_lru_batches();
 	if (k != EXCL) {
-		if (pipe(go) || pipe(back))
-			bail("pipe");
-		pid = fork();
-		if (pid < 0)
-			bail("fork");
+		pid = fork_piped(go, back);
 		if (!pid) {
 			struct vmstat scratch;
 

@@ -248,11 +248,7 @@ static void monitor(void)
 	uffd_register(uffd, mem, LEN);
 	if (uffd_wp(uffd, mem, LEN, true))
 		bail("UFFDIO_WRITEPROTECT");
-	if (pipe(go) || pipe(back))
-		bail("pipe");
-	pid = fork();
-	if (pid < 0)
-		bail("fork");
+	pid = fork_piped(go, back);
 	if (!pid) {
 		struct vmstat scratch;
 		char path[64], c;

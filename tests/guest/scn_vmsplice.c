@@ -40,21 +40,6 @@ enum kind { K4, PMD, PTE, HUGETLB };
 
 static char pipebuf[SPLICE];
 
-static void xwrite(int fd, char c)
-{
-	if (write(fd, &c, 1) != 1)
-		_exit(3);
-}
-
-static char xread(int fd)
-{
-	char c = '?';
-
-	if (read(fd, &c, 1) != 1)
-		return '?';
-	return c;
-}
-
 /* Map the area: 4 KiB pages, or one THP mapped by a PMD or by PTEs. */
 static char *map_area(enum kind k, size_t *len, char *detail, size_t dlen)
 {
@@ -121,53 +106,24 @@ static void run(const char *name, enum kind k)
 		scn_ok(false, "%s: no PTE-mapped THP (%s)", name, setup);
 		return;
 	}
-	if (pipe(go) || pipe(back) || pipe(pfd))
+	if (pipe(pfd))
 		bail("pipe");
-	pid = fork();
-	if (pid < 0)
-		bail("fork");
-	if (!pid) {
-		struct iovec iov = { .iov_base = p, .iov_len = SPLICE };
-		struct vmstat scratch;
-		ssize_t got = 0, n;
-
-		scn_warm(&scratch);
-		memset(pipebuf, 0, sizeof(pipebuf));
-		xwrite(back[1], 'r');
-		if (xread(go[0]) != 'g')
-			_exit(3);
-		if (vmsplice(pfd[1], &iov, 1, 0) != (ssize_t)SPLICE)
-			_exit(4);
-		if (k == HUGETLB ? munmap(p, len) : madvise(p, len, MADV_DONTNEED))
-			_exit(5);
-		xwrite(back[1], 'u');
-		if (xread(go[0]) != 'r')
-			_exit(3);
-		while (got < (ssize_t)SPLICE &&
-		       (n = read(pfd[0], pipebuf + got, SPLICE - got)) > 0)
-			got += n;
-		if (got != (ssize_t)SPLICE)
-			xwrite(back[1], '?');
-		else if (!scn_count_diff(pipebuf, 'S', SPLICE))
-			xwrite(back[1], 'L');
-		else if (!scn_count_diff(pipebuf, 'o', SPLICE))
-			xwrite(back[1], 'o');
-		else
-			xwrite(back[1], 'm');
-		_exit(0);
-	}
-	if (xread(back[0]) != 'r')
+	pid = fork_piped(go, back);
+	if (!pid)
+		scn_vmsplice_child(p, SPLICE, len, k == HUGETLB, go[0], back[1],
+				   pfd, pipebuf);
+	if (pipe_getc(back[0]) != 'r')
 		bail("child not ready");
 	pfn0 = scn_pfn(p);
 	scn_warm(&before);
-	xwrite(go[1], 'g');
-	if (xread(back[0]) != 'u')
+	pipe_putc(go[1], 'g');
+	if (pipe_getc(back[0]) != 'u')
 		bail("child did not splice");
 	memset(p, 'S', SPLICE);		/* the secret */
 	vmstat_read(&after);
 	pfn1 = scn_pfn(p);
-	xwrite(go[1], 'r');
-	res = xread(back[0]);
+	pipe_putc(go[1], 'r');
+	res = pipe_getc(back[0]);
 	waitpid(pid, NULL, 0);
 	outcome = res == 'L' ? "leak" : res == 'o' ? "ok" : "error";
 	snprintf(detail, sizeof(detail), "pipe=%s parent_page=%s %s",

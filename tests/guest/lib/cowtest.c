@@ -233,3 +233,28 @@ char *map_anon_ptes(size_t len, char c)
 	memset(p, c, len);
 	return p;
 }
+
+int fork_piped(int go[2], int back[2])
+{
+	int pid;
+
+	if (pipe(go) || pipe(back))
+		bail("pipe");
+	pid = fork();
+	if (pid < 0)
+		bail("fork");
+	return pid;
+}
+
+char pipe_getc(int fd)
+{
+	char c = '?';
+
+	return read(fd, &c, 1) == 1 ? c : '?';
+}
+
+void pipe_putc(int fd, char c)
+{
+	if (write(fd, &c, 1) != 1)
+		_exit(3);
+}

@@ -73,6 +73,17 @@ char *map_anon_ptes(size_t len, char c);
  */
 void fork_exit_child(void);
 
+/*
+ * A parent and its child on a leash: make the pipes go (parent to child)
+ * and back (child to parent), then fork(); bails when either fails.
+ * Returns what fork() returns.
+ */
+int fork_piped(int go[2], int back[2]);
+/* One byte from fd, or '?' (EOF: the other side died). */
+char pipe_getc(int fd);
+/* One byte to fd; a process that cannot tell its peer exits with 3. */
+void pipe_putc(int fd, char c);
+
 /* Die with a "Bail out!" line. */
 void bail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 

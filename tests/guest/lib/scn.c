@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,6 +197,33 @@ void scn_end(const struct scn_row *row, const char *outcome,
 	       detail[0] ? " " : "", detail);
 	scn_ok(strcmp(outcome, "error") != 0, "%s: observed %s", row->scenario,
 	       outcome);
+}
+
+void scn_vmsplice_child(char *p, size_t len, size_t drop_len, bool unmap,
+			int go, int back, int pfd[2], char *buf)
+{
+	struct iovec iov = { .iov_base = p, .iov_len = len };
+	struct vmstat scratch;
+	ssize_t got = 0, n;
+
+	scn_warm(&scratch);
+	memset(buf, 0, len);
+	pipe_putc(back, 'r');
+	if (pipe_getc(go) != 'g')
+		_exit(3);
+	if (vmsplice(pfd[1], &iov, 1, 0) != (ssize_t)len)
+		_exit(4);
+	if (unmap ? munmap(p, drop_len) : madvise(p, drop_len, MADV_DONTNEED))
+		_exit(5);
+	pipe_putc(back, 'u');
+	if (pipe_getc(go) != 'r')
+		_exit(3);
+	while (got < (ssize_t)len && (n = read(pfd[0], buf + got, len - got)) > 0)
+		got += n;
+	pipe_putc(back, got != (ssize_t)len ? '?' :
+		  !scn_count_diff(buf, 'S', len) ? 'L' :
+		  !scn_count_diff(buf, 'o', len) ? 'o' : 'm');
+	_exit(0);
 }
 
 int scn_finish(void)

@@ -54,6 +54,17 @@ void scn_end(const struct scn_row *row, const char *outcome,
 	     const struct vmstat *before, const struct vmstat *after,
 	     long slack, const char *detail_fmt, ...)
 	__attribute__((format(printf, 6, 7)));
+/*
+ * The child of the CVE-2020-29374 reproducer (seed 000), forked with
+ * fork_piped(): says 'r'; on 'g' vmsplice()s len bytes at p into the pipe
+ * pfd, drops its own mapping of drop_len bytes at p (munmap() when unmap,
+ * else MADV_DONTNEED) and says 'u'; on 'r' reads the pipe into buf
+ * (len bytes) and answers 'L' when it holds the parent's later write ('S'),
+ * 'o' when the old data, 'm' when mixed, '?' when short.  Never returns.
+ */
+void scn_vmsplice_child(char *p, size_t len, size_t drop_len, bool unmap,
+			int go, int back, int pfd[2], char *buf)
+	__attribute__((noreturn));
 /* Plain TAP points counted in the plan. */
 void scn_ok(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void scn_skip(const char *why, const char *fmt, ...)
