@@ -63,6 +63,11 @@ KV = re.compile(r'(\w+)=(\S+)')
 LIST_MAX = 40                     # failures printed; judgement.jsonl has all
 
 
+def load_jsonl(path):
+    """The records of a .jsonl file, or [] when there is none."""
+    return [json.loads(l) for l in open(path) if l.strip()] if os.path.exists(path) else []
+
+
 def tsv_rows(path, ncols):
     """The data rows of one expectation file: lists of >= ncols fields."""
     rows = []
@@ -505,7 +510,7 @@ def main():
     path = os.path.join(a.rundir, 'results.jsonl')
     if not os.path.exists(path):
         sys.exit('judge: no %s (run scripts/results.py %s first)' % (path, a.rundir))
-    recs = [json.loads(l) for l in open(path) if l.strip()]
+    recs = load_jsonl(path)
     exp = load_expect(a.expect)
     if a.runs is None:
         runs = sorted({(r['variant'], r['profile']) for r in recs})

@@ -39,7 +39,7 @@ def failing_cells(rundir, runs):
             subprocess.run([sys.executable, os.path.join(here, 'judge.py'), rundir],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     path = os.path.join(rundir, 'judgement.jsonl')
-    judged = [json.loads(l) for l in open(path)] if os.path.exists(path) else []
+    judged = [json.loads(l) for l in open(path) if l.strip()] if os.path.exists(path) else []
     fails = [c for c in judged if c['verdict'] == 'fail']
     with_case = {(c['run'], c['policy'], c['program']) for c in fails if c['case'] != '-'}
     for c in fails:

@@ -4,7 +4,8 @@
 # the flip profile. The guest program reads cowtest.flipsec= from the
 # kernel command line; QEMU and the runner get DURATION + 10 minutes.
 # Prints the program's closing figures (flips, ops per worker type, pin
-# and memory balance) again at the end.
+# and memory balance) again at the end, from the run's results channel
+# (<variant>-flip.tap), and the judge's verdict on the run.
 set -eu
 cd "$(dirname "$0")/.."
 MAKE=${MAKE:-make}
@@ -19,7 +20,10 @@ limit=$((secs + 600))
 rc=0
 RUN_GROUPS=flipstress EXTRA_CMDLINE="cowtest.flipsec=$secs cowtest.timeout=$limit" \
 	"$MAKE" --no-print-directory run VARIANT="$v" PROFILE=flip TIMEOUT="$limit" || rc=$?
-log=$(ls -t "${RESULTS:-results}"/*/"$v"-flip.log 2>/dev/null | head -1)
-echo "==== soak $v, $dur min: $log"
-[ -z "$log" ] || grep -E '# (flipstress|ran|fork|thp|pin|vmsplice|odirect|clearrefs|uffd|ksm|swap|ropin|flips|log|pins|memory|vmstat)|ok [0-9]+ - flipstress' "$log" | sed 's/^ *//'
+tap=$(ls -t "${RESULTS:-results}"/*/"$v"-flip.tap 2>/dev/null | head -1)
+echo "==== soak $v, $dur min: $tap"
+if [ -n "$tap" ]; then
+	grep -E '# (flipstress|ran|fork|thp|pin|vmsplice|odirect|clearrefs|uffd|ksm|swap|ropin|flips|log|pins|memory|vmstat)|ok [0-9]+ - flipstress' "$tap" | sed 's/^ *//'
+	cat "${tap%.tap}.judge.txt" 2>/dev/null | head -n 1
+fi
 exit $rc

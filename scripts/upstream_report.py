@@ -15,7 +15,6 @@ path of upstream.md; exit 1 when the run has no upstream results.
 """
 import collections
 import datetime
-import json
 import os
 import sys
 
@@ -26,18 +25,14 @@ POLICIES = judge.POLICIES
 ROPIN = ('R/O GUP pin', 'R/O GUP-fast pin', 'R/O longterm GUP pin', 'R/O longterm GUP-fast pin')
 
 
-def jsonl(path):
-    return [json.loads(l) for l in open(path)] if os.path.exists(path) else []
-
-
 def main():
     if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
         sys.exit('usage: upstream_report.py RESULTS_DIR')
     rdir = sys.argv[1]
     exp = judge.load_expect(os.path.join(judge.TOP, 'tests', 'expect'))
-    recs = jsonl(os.path.join(rdir, 'results.jsonl'))
+    recs = judge.load_jsonl(os.path.join(rdir, 'results.jsonl'))
     verdict = {(c['run'], c['policy'], c['suite'], c['case']): c
-               for c in jsonl(os.path.join(rdir, 'judgement.jsonl')) if c['suite'].startswith('upstream/')}
+               for c in judge.load_jsonl(os.path.join(rdir, 'judgement.jsonl')) if c['suite'].startswith('upstream/')}
     runs = collections.OrderedDict()
     for r in recs:
         if r['kind'] != 'case' or not r['program'].startswith('upstream_suite'):

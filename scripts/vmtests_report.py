@@ -18,7 +18,6 @@ of vm-selftests.md and one line of totals; exit 1 when there are no results.
 """
 import collections
 import datetime
-import json
 import os
 import sys
 
@@ -26,10 +25,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import judge  # noqa: E402
 
 UNPATCHED = '6.1 (unpatched)'
-
-
-def jsonl(path):
-    return [json.loads(l) for l in open(path)] if os.path.exists(path) else []
 
 
 def column(variant, res):
@@ -43,14 +38,14 @@ def main():
         sys.exit('usage: vmtests_report.py RESULTS_DIR')
     rdir = sys.argv[1]
     exp = judge.load_expect(os.path.join(judge.TOP, 'tests', 'expect'))
-    judged = jsonl(os.path.join(rdir, 'judgement.jsonl'))
+    judged = judge.load_jsonl(os.path.join(rdir, 'judgement.jsonl'))
     fails = {}
     for c in judged:
         if c['suite'].startswith('vm-selftest') and c['verdict'] == 'fail':
             fails.setdefault(c['case'], []).append('%s %s: %s' % (c['run'], c['policy'], c['why']))
     cells = collections.OrderedDict()    # invocation -> {column: (result, rc, secs)}
     columns, kernels = [], {}
-    for r in jsonl(os.path.join(rdir, 'results.jsonl')):
+    for r in judge.load_jsonl(os.path.join(rdir, 'results.jsonl')):
         if r['kind'] != 'case' or not r['program'].startswith('vm_selftest'):
             continue
         res = r['result']
