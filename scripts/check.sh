@@ -244,6 +244,18 @@ mkdir -p "$jd.exp" && cp tests/expect/*.tsv "$jd.exp/"
 sed -i 's/^\(ksm-last\tbase\tmapcount\t\)reuse/\1copy/' "$jd.exp/scenarios.tsv"
 jd_case 1 "ksm-last: outcome reuse (expected copy)" \
 	"an edited expectation is judged without rebuilding the image" cow:base -- --expect "$jd.exp"
+# A broken expectation file is refused with its row named, not judged.
+for bad in "vmsplice-4k	nosuch	exclusive	ok	-	r:no profile qemu-profiles/nosuch.profile" \
+	"vmsplice-4k	base	exclusive	ok	cow_copy_refcount~16	r:bad counter constraint" \
+	"vmsplice-4k	base	exclusive	ok	cow_copy_refcount=16	r:two rows for profile base" \
+	"vmsplice-4k	base	nosuch	ok	-	r:unknown policy"; do
+	cp tests/expect/*.tsv "$jd.exp/"
+	echo "${bad%%:*}" >>"$jd.exp/scenarios.tsv"
+	if python3 scripts/judge.py "$jd" --expect "$jd.exp" >"$tmp" 2>&1; then
+		notok "judge: refuses an expectation with ${bad#*:}" "it judged"
+	elif grep -q -F "${bad#*:}" "$tmp"; then ok "judge: refuses an expectation with ${bad#*:}"
+	else notok "judge: refuses an expectation with ${bad#*:}" "$(head -n 1 "$tmp")"; fi
+done
 # The total of decisions counts what the guest counts.
 guest_dec=$(sed -n '/cow_decision_counters\[\] = {/,/};/p' tests/guest/lib/cowtest.c |
 	grep -o '"cow_[a-z_]*"' | tr -d '"' | tr '\n' ' ')

@@ -109,9 +109,23 @@ def load_expect(edir):
                 sys.exit('judge: %s: bad regular expression %r: %s' % (path, f[3], e))
             rec.append(dict(suite='skip', case=f[3], variant=f[0], profile=f[1],
                             policy=star(f[2]), outcome='skip', counters='-', reason=f[4]))
+    profiles = {f[:-len('.profile')] for f in os.listdir(os.path.join(TOP, 'qemu-profiles'))
+                if f.endswith('.profile')}
+    seen = set()
     for r in rec:
+        where = '%s expectation %r' % (r['suite'], r['case'])
         if r['policy'] not in POLICIES + ('*',):
-            sys.exit('judge: %s expectation %r: unknown policy %r' % (r['suite'], r['case'], r['policy']))
+            sys.exit('judge: %s: unknown policy %r' % (where, r['policy']))
+        if r['profile'] != '*' and r['profile'] not in profiles:
+            sys.exit('judge: %s: no profile qemu-profiles/%s.profile' % (where, r['profile']))
+        if r['counters'] not in ('-', ''):
+            for spec in r['counters'].split(','):
+                if not re.match(r'^\w+(>=|<=|=)-?\d+$', spec.strip()):
+                    sys.exit('judge: %s: bad counter constraint %r' % (where, spec))
+        key = (r['suite'], r['case'], r['profile'], r['policy'], r['variant'])
+        if key in seen and r['suite'] != 'skip':
+            sys.exit('judge: %s: two rows for profile %s, policy %s' % (where, r['profile'], r['policy']))
+        seen.add(key)
     return rec
 
 
