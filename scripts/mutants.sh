@@ -40,8 +40,14 @@ for m in $names; do
 	esac
 	printf '%s\n' "$MUTANT_DESC" >"$out/$m.desc"
 	printf '%s\n' "$MUTANT_EXPECT" | sed '/^[[:space:]]*$/d' >"$out/$m.expect"
-	wt="$BUILD/mutant-$m"
-	obj="$BUILD/obj-mutant-$m"
+	# The worktree and object dir sit side by side under their own parent,
+	# named as the main build's are (linux-source-6.1, obj-cow or
+	# obj-debug): kernel.sh's CCACHE_BASEDIR makes every path relative to
+	# that parent, so ccache hits the main build's objects and only what
+	# the mutant changes compiles.
+	wt="$BUILD/mutants/$m/linux-source-6.1"
+	obj="$BUILD/mutants/$m/obj-$MUTANT_CONFIG"
+	mkdir -p "$BUILD/mutants/$m"
 	start=$(now)
 	[ -d "$wt" ] || git -C "$ksrc" worktree add -q --detach "$wt" cow-policy
 	git -C "$wt" checkout -q --detach -f cow-policy && git -C "$wt" clean -q -fdx
