@@ -64,7 +64,10 @@
 /* The throttled stable-writes swap disk (qemu-profiles/swap.profile). */
 #define STABLE_DEV	"/dev/vdc"
 #define STABLE_PAGES	8
+#define KPF_LOCKED	0
+#define KPF_LRU		5
 #define KPF_WRITEBACK	8
+#define KPF_SWAPCACHE	14
 
 enum kind { EXCL, FORK_EXITED, FORK_ALIVE };
 
@@ -129,7 +132,7 @@ static void run(const char *name, enum kind k)
 	const struct scn_row *row = scn_begin(name);
 	struct vmstat before, after;
 	uint64_t pfn[NPAGES];
-	int go[2], back[2], out = 0, same = 0, bad = 0;
+	int go[2], back[2], out = 0, same = 0, bad = 0, st[4] = { 0 };
 	pid_t pid = -1;
 	char c = '?', *mem;
 
@@ -167,6 +170,19 @@ static void run(const char *name, enum kind k)
 	for (int i = 0; i < NPAGES; i++)
 		pfn[i] = scn_pfn(mem + i * PAGE_SIZE);
 	drain_lru_batches();	/* the read faults' LRU additions */
+	/*
+	 * The state the write fault will find, for the RESULT line: a page
+	 * still locked, under writeback or off the LRU makes 6.1's rule copy
+	 * for a reason that is not the case tested.
+	 */
+	for (int i = 0; i < NPAGES; i++) {
+		uint64_t f = scn_kpageflags(pfn[i]);
+
+		st[0] += !!(f & (1ULL << KPF_SWAPCACHE));
+		st[1] += !!(f & (1ULL << KPF_LOCKED));
+		st[2] += !!(f & (1ULL << KPF_WRITEBACK));
+		st[3] += !(f & (1ULL << KPF_LRU));
+	}
 	scn_warm(&before);
 	for (int i = 0; i < NPAGES; i++)
 		mem[i * PAGE_SIZE] = 'n';
@@ -180,8 +196,10 @@ static void run(const char *name, enum kind k)
 	}
 	scn_end(row, bad ? "lost-write" : c == 'n' ? "leak" :
 		same == NPAGES ? "reuse" : same == 0 ? "copy" : "mixed",
-		&before, &after, SLACK, "same_pfn=%d/%d bad_reads=%d%s", same,
-		NPAGES, bad, k == FORK_ALIVE ? (c == 'o' ? " child=old" : " child=new") : "");
+		&before, &after, SLACK,
+		"same_pfn=%d/%d bad_reads=%d swapcache=%d locked=%d writeback=%d off_lru=%d%s",
+		same, NPAGES, bad, st[0], st[1], st[2], st[3],
+		k == FORK_ALIVE ? (c == 'o' ? " child=old" : " child=new") : "");
 	if (k != EXCL) {
 		close(go[0]); close(go[1]); close(back[0]); close(back[1]);
 	}
