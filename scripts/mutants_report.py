@@ -97,7 +97,7 @@ def main():
         meta = []
         for m in names:
             for log in sorted(glob.glob(os.path.join(out, m, '*.log'))):
-                k = open(log, errors='replace').read(4096)
+                k = open(log, errors='replace').read()
                 kern = re.search(r'COWTEST-BOOT kernel=(\S+)', k)
                 acc = re.search(r'accel=(\S+)', k)
                 meta.append('%s: kernel %s, accelerator %s' % (
