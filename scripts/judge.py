@@ -237,7 +237,7 @@ class Judge:
             self.cell(run, policy, program, case, 'skip', 'fail',
                       'skipped (%s) and no rule in tests/expect/skips.tsv expects it' % why)
 
-    def scenario(self, run, variant, profile, policy, program, c, cases):
+    def scenario(self, run, variant, profile, policy, program, c):
         res = c['result']
         sc = res['scenario']
         row = lookup(self.exp, 'scenario', sc, variant, profile, policy)
@@ -250,20 +250,14 @@ class Judge:
             bad.append('outcome %s (expected %s)' % (res.get('outcome'), row['outcome']))
         if row['counters'] not in ('-', ''):
             has = res.get('counters')
-            if has is None:     # a guest from before the host judge
-                has = 'yes' if any(k.startswith('cow_') for k in res) else 'unknown'
             if variant in NO_SYSCTL:
                 pass            # CONFIG_COW_POLICY=n: no cow_* counters to check
-            elif has in ('no', 'none', 'missing'):
+            elif has != 'yes':
                 bad.append('counters %s: the kernel reported no cow_* counters' % row['counters'])
+            elif not res.get('slack', '').isdigit():
+                bad.append('the RESULT line has no slack= (a guest older than the host judge)')
             else:
-                slack = res.get('slack')
-                if slack is None:   # older guests named it in a point
-                    for o in cases:
-                        m = re.match(re.escape(sc) + r': counters .*\(slack (\d+)\)$', o['name'])
-                        if m:
-                            slack = m.group(1)
-                bad += check_counters(row['counters'], res, int(slack or 0))
+                bad += check_counters(row['counters'], res, int(res['slack']))
         self.cell(run, policy, program, sc, 'scenario', 'fail' if bad else 'pass',
                   '; '.join(bad) if bad else row['reason'])
 
@@ -318,9 +312,7 @@ class Judge:
             p, prog, res = c['policy'], c['program'], c.get('result') or {}
             if 'scenario' in res and 'outcome' in res:
                 seen_sc.add((res['scenario'], p))
-                self.scenario(run, variant, profile, p, prog,
-                              c, [x for x in recs if x['kind'] == 'case' and x['policy'] == p
-                                  and x['program'] == prog])
+                self.scenario(run, variant, profile, p, prog, c)
             elif prog.startswith('upstream_suite'):
                 suite = 'upstream/' + res.get('suite', '?')
                 upstream.setdefault(suite, {}).setdefault(p, set()).add(c['name'])
