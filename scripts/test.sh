@@ -41,6 +41,9 @@ summary() {
 	if [ "$fail" != 0 ]; then
 		echo "failed:"
 		sed -n 's/^fail /  /p' "$COWTEST_COUNTS"
+		# The judge's reasons, again: the end of the output is what a
+		# CI log keeps.
+		[ ! -s "$rdir/judge.txt" ] || sed -n 's/^fail: /  judge: /p' "$rdir/judge.txt" | head -n 20
 	fi
 	[ ! -s "$rdir/cases.txt" ] || sed 's/^/guest cases: /' "$rdir/cases.txt"
 	line="$pass passed, $fail failed, $skip skipped"
