@@ -82,6 +82,12 @@ static void wait_writeback(void)
 	double t0 = scn_now();
 
 	do {
+		/*
+		 * /proc/vmstat shows the global nr_writeback without the
+		 * per-CPU deltas: it can read 0 while a few pages are still
+		 * under writeback.  stat_refresh folds the deltas in first.
+		 */
+		scn_write_file("/proc/sys/vm/stat_refresh", "1");
 		vmstat_read(&vs);
 		if (vmstat_get(&vs, "nr_writeback") <= 0)
 			return;
@@ -169,6 +175,20 @@ static void run(const char *name, enum kind k)
 		bad += mem[i * PAGE_SIZE] != 'o';
 	for (int i = 0; i < NPAGES; i++)
 		pfn[i] = scn_pfn(mem + i * PAGE_SIZE);
+	/*
+	 * A page found in the swap cache may still be under writeback from
+	 * the page-out; the rule must not see it so (that is the stable
+	 * writes cases' subject, below).  Now mapped, each page's own flag
+	 * says so: wait for it (bounded), a precondition, not a retry.
+	 */
+	for (double t0 = scn_now(); scn_now() - t0 < 5.0; usleep(20 * 1000)) {
+		int wb = 0;
+
+		for (int i = 0; i < NPAGES; i++)
+			wb += !!(scn_kpageflags(pfn[i]) & (1ULL << KPF_WRITEBACK));
+		if (!wb)
+			break;
+	}
 	drain_lru_batches();	/* the read faults' LRU additions */
 	/*
 	 * The state the write fault will find, for the RESULT line: a page
