@@ -35,4 +35,15 @@ for sh in guest/*.sh; do
 	cp "$sh" "$out/$(basename "$sh" .sh)"
 	chmod +x "$out/$(basename "$sh" .sh)"
 done
+# A program whose source is gone (renamed, removed) must not linger in the
+# images: drop what the previous build listed and this one did not build.
+built=$(for src in tests/guest/*.c guest/*.c benchmarks/*.c guest/*.sh; do
+	[ -f "$src" ] && [ "$src" != guest/init.sh ] && basename "${src%.*}"
+done | sort)
+if [ -f "$out/.built" ]; then
+	echo "$built" | comm -13 - "$out/.built" | while read -r gone; do
+		rm -f "${out:?}/$gone"
+	done
+fi
+echo "$built" >"$out/.built"
 stage "guest programs" "ok ($n static programs in $out)" "$start"
