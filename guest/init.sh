@@ -44,8 +44,12 @@ finish() {
 
 # Per-run settings: the profile and run.conf built into the image.
 TEST_GROUPS='' POLICIES='' GUEST_SETUP='' TEST_TIMEOUT=120 PROFILE='?' VARIANT='?'
+FEATURES=''
 . /etc/cowtest/run.conf
 . /etc/cowtest/profile
+# The scenario table's programs read what the profile sets up.
+COWTEST_FEATURES=$FEATURES
+export COWTEST_FEATURES
 : "${POLICIES:=exclusive refcount mapcount}"
 shell_mode=0
 for w in $(cat /proc/cmdline); do

@@ -1,6 +1,9 @@
 # qemu-profiles/base.profile: sourced by the host (scripts/run-qemu.sh) and
 # by the guest runner (guest/init.sh). POSIX sh assignments only.
 PROFILE_DESC="base: 2 vCPUs, 2 GiB RAM, multi-threaded TCG (or KVM when it works)"
+# What the profile sets up, as the scenario table (tests/expect/backings.tsv)
+# names it: thp, hugetlb, swap, ksm, pin.
+FEATURES="thp hugetlb ksm"
 QEMU_ARGS="-smp 2 -m 2G"
 # oops stay non-fatal (the host's log scan fails the run); panic reboots,
 # and -no-reboot turns that into QEMU exiting.

@@ -3,6 +3,7 @@
 # (deterministic: 1 vCPU, -icount shift=0,sleep=off; wall-clock: 2 vCPUs);
 # QEMU_ARGS here is what make run / make shell PROFILE=bench use.
 PROFILE_DESC="bench: cowpin loaded, THP madvise, KSM ready, swap on /dev/vda if attached"
+FEATURES="pin thp ksm"
 QEMU_ARGS="-smp 2 -m 1G"
 KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=5 nokaslr"
 GUEST_SETUP='

@@ -3,6 +3,7 @@
 # 256 MiB swap disk /dev/vda and a 16 MiB O_DIRECT scratch disk /dev/vdb,
 # THP on madvise, KSM available. flipstress sets and restores KSM itself.
 PROFILE_DESC="flip: pin + swap + O_DIRECT disk, for the flip stress"
+FEATURES="pin swap thp ksm"
 QEMU_ARGS="-smp 2 -m 2G"
 QEMU_DISKS="swap:256M odirect:16M"
 KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7"

@@ -1,6 +1,7 @@
 # qemu-profiles/pin.profile: base + the cowpin pinning driver (driver/cowpin/,
 # built by make driver) loaded, /dev/cowpin present. Same format as base.
 PROFILE_DESC="pin: base + cowpin.ko loaded (/dev/cowpin, RDMA-like page pinning)"
+FEATURES="pin thp hugetlb ksm"
 QEMU_ARGS="-smp 2 -m 2G"
 KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7"
 GUEST_SETUP='

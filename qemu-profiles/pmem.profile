@@ -2,6 +2,7 @@
 # emulated persistent memory (memmap=512M!1G -> /dev/pmem0), ext2 on it
 # mounted -o dax on /mnt/dax. Tests copy their DAX programs there.
 PROFILE_DESC="pmem: base + memmap=512M!1G pmem0, ext2 -o dax on /mnt/dax"
+FEATURES="thp ksm"
 QEMU_ARGS="-smp 2 -m 2G"
 KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7 memmap=512M!1G"
 GUEST_SETUP='

@@ -7,6 +7,7 @@
 # scn_swap swaps on it only for its stable-writes cases.
 # Tests push anonymous pages out with MADV_PAGEOUT.
 PROFILE_DESC="swap: base + 256 MiB swap on /dev/vda"
+FEATURES="swap thp ksm"
 QEMU_ARGS="-smp 2 -m 2G"
 QEMU_DISKS="swap:256M odirect:16M stable:16M:throttling.bps-write=4096"
 KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7"

@@ -1,6 +1,7 @@
 # qemu-profiles/thp.profile: transparent huge pages always on (faults and
 # defrag), khugepaged scanning fast, so tests get PMD- and PTE-mapped THPs.
 PROFILE_DESC="thp: base + THP enabled=always, defrag=always, khugepaged every 10 ms"
+FEATURES="thp ksm"
 QEMU_ARGS="-smp 2 -m 2G"
 KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7"
 GUEST_SETUP='

@@ -6,6 +6,7 @@
 # cases, THP enabled (cow.c asks with MADV_HUGEPAGE), debugfs for gup_test,
 # an ext4 scratch disk /dev/vdb on /mnt/local for gup_longterm's "local tmpfile".
 PROFILE_DESC="upstream: swap on /dev/vda, ext4 on /dev/vdb, 16 hugetlb pages, THP always, debugfs; upstream cow.c + gup_longterm.c"
+FEATURES="swap thp hugetlb ksm"
 QEMU_ARGS="-smp 2 -m 2G"
 QEMU_DISKS="swap:512M local:64M"
 KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=4 hugepages=16"

@@ -8,6 +8,7 @@
 # the cow kernel and on the unpatched 6.1 kernel (variant base), whose
 # results must equal exclusive's.
 PROFILE_DESC="vmtests: swap on /dev/vda, 288 hugetlb pages on /mnt/huge, THP madvise, debugfs; 6.1 tools/testing/selftests/vm"
+FEATURES="swap thp hugetlb ksm"
 QEMU_ARGS="-smp 2 -m 3G"
 QEMU_DISKS="swap:512M"
 KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=4 hugepages=288"

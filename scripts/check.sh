@@ -226,6 +226,13 @@ jd_case 1 "new case: ran under another policy, not this one" \
 	"an upstream case missing under one policy fails" cow:upstream "upstream=new case"
 jd_case 1 "fail: cow-thp -/-: -: no results: the run did not start" \
 	"an expected run with no results fails" cow:base -- --runs "cow:base cow:thp"
+# The scenario table (tests/expect/backings.tsv against a profile's
+# FEATURES): a cell skipped for a feature its profile has fails; one the
+# profile lacks is skipped by rule.
+jd_case 1 "fork-write-thp-pmd: skipped (needs thp), but profile thp has thp" \
+	"a table cell skipped for a feature its profile has fails" cow:thp needs=fork-write-thp-pmd:thp
+jd_case 0 " 0 failed, 3 skipped by rule" \
+	"a table cell whose need the profile lacks is skipped by rule" cow:base needs=fork-write-swapped:swap
 # 6.1's selftests: exclusive must be compared with unpatched 6.1 on every
 # invocation; nothing to compare is not a pass.
 jd_case 1 "not compared with unpatched 6.1: no base:vmtests results" \
@@ -248,7 +255,8 @@ jd_case 1 "ksm-last: outcome reuse (expected copy)" \
 for bad in "vmsplice-4k	nosuch	exclusive	ok	-	r:no profile qemu-profiles/nosuch.profile" \
 	"vmsplice-4k	base	exclusive	ok	cow_copy_refcount~16	r:bad counter constraint" \
 	"vmsplice-4k	base	exclusive	ok	cow_copy_refcount=16	r:two rows for profile base" \
-	"vmsplice-4k	base	nosuch	ok	-	r:unknown policy"; do
+	"vmsplice-4k	base	nosuch	ok	-	r:unknown policy" \
+	"ro-pin-4k	base	exclusive	ok	-	r:profile base lacks pin"; do
 	cp tests/expect/*.tsv "$jd.exp/"
 	echo "${bad%%:*}" >>"$jd.exp/scenarios.tsv"
 	if python3 scripts/judge.py "$jd" --expect "$jd.exp" >"$tmp" 2>&1; then
@@ -256,6 +264,12 @@ for bad in "vmsplice-4k	nosuch	exclusive	ok	-	r:no profile qemu-profiles/nosuch.
 	elif grep -q -F "${bad#*:}" "$tmp"; then ok "judge: refuses an expectation with ${bad#*:}"
 	else notok "judge: refuses an expectation with ${bad#*:}" "$(head -n 1 "$tmp")"; fi
 done
+# The scenario table's cases and backings are the ones backings.tsv names.
+c_names=$(sed -n 's/^\t{ "\([a-z0-9-]*\)", \(back\|case\)_[a-z0-9_]* },$/\2 \1/p' tests/guest/scn_backings.c |
+	sed 's/^back /backing /' | sort | tr '\n' ' ')
+t_names=$(awk -F '\t' '/^(case|backing)\t/ { print $1, $2 }' tests/expect/backings.tsv | sort | tr '\n' ' ')
+if [ -n "$c_names" ] && [ "$c_names" = "$t_names" ]; then ok "scn_backings: its cases and backings are backings.tsv's"
+else notok "scn_backings: its cases and backings are backings.tsv's" "program '$c_names', table '$t_names'"; fi
 # The total of decisions counts what the guest counts.
 guest_dec=$(sed -n '/cow_decision_counters\[\] = {/,/};/p' tests/guest/lib/cowtest.c |
 	grep -o '"cow_[a-z_]*"' | tr -d '"' | tr '\n' ' ')

@@ -126,7 +126,75 @@ def load_expect(edir):
         if key in seen and r['suite'] != 'skip':
             sys.exit('judge: %s: two rows for profile %s, policy %s' % (where, r['profile'], r['policy']))
         seen.add(key)
+    check_features(rec, load_backings(edir))
     return rec
+
+
+def profile_features(profile):
+    """The FEATURES a profile declares (what it sets up: thp, hugetlb,
+    swap, ksm, pin), as a set; None when there is no such profile."""
+    path = os.path.join(TOP, 'qemu-profiles', profile + '.profile')
+    if not os.path.exists(path):
+        return None
+    out = subprocess.run(['sh', '-c', 'FEATURES=; . "$1"; printf "%s\\n" "$FEATURES"', 'sh', path],
+                         capture_output=True, text=True, check=False).stdout
+    return set(out.split())
+
+
+def load_backings(edir):
+    """tests/expect/backings.tsv: {'case': {name: needs}, 'backing': {...}},
+    needs a set of features; empty when there is no such file."""
+    out = {'case': {}, 'backing': {}}
+    path = os.path.join(edir, 'backings.tsv')
+    if not os.path.exists(path):
+        return out
+    for f in tsv_rows(path, 3):
+        if f[0] == 'kind':
+            continue
+        if f[0] not in out:
+            sys.exit('judge: %s: kind %r is neither case nor backing' % (path, f[0]))
+        if f[1] in out[f[0]]:
+            sys.exit('judge: %s: two lines for %s %s' % (path, f[0], f[1]))
+        if not re.match(r'^(-|[a-z0-9-]+(,[a-z0-9-]+)*)$', f[2]):
+            sys.exit('judge: %s: %s %s: bad needs %r' % (path, f[0], f[1], f[2]))
+        out[f[0]][f[1]] = set() if f[2] == '-' else set(f[2].split(','))
+    return out
+
+
+def cell_needs(backings, scenario):
+    """What a scenario cell "<case>-<backing>" of the table needs, or None
+    when the scenario is not one of the table's cells."""
+    for case, cneeds in backings['case'].items():
+        b = scenario[len(case) + 1:]
+        if scenario.startswith(case + '-') and b in backings['backing']:
+            return cneeds | backings['backing'][b]
+    return None
+
+
+def check_features(rec, backings):
+    """A table cell's row may only name a profile that has what it needs;
+    a profile's FEATURES use the table's words."""
+    words = set().union(*backings['case'].values(), *backings['backing'].values()) \
+        if backings['case'] or backings['backing'] else set()
+    feats = {}
+    for r in rec:
+        if r['suite'] != 'scenario' or r['profile'] == '*':
+            continue
+        needs = cell_needs(backings, r['case'])
+        if needs is None:
+            continue
+        if r['profile'] not in feats:
+            feats[r['profile']] = profile_features(r['profile']) or set()
+            unknown = feats[r['profile']] - words
+            if unknown:
+                sys.exit('judge: qemu-profiles/%s.profile: FEATURES %s not in tests/expect/backings.tsv'
+                         % (r['profile'], ' '.join(sorted(unknown))))
+        lack = needs - feats[r['profile']]
+        if lack:
+            sys.exit('judge: scenario expectation %r: profile %s lacks %s (its FEATURES: %s; '
+                     'needs from tests/expect/backings.tsv)'
+                     % (r['case'], r['profile'], ' '.join(sorted(lack)),
+                        ' '.join(sorted(feats[r['profile']])) or 'none'))
 
 
 def lookup(exp, suite, case, variant, profile, policy):
@@ -399,6 +467,18 @@ class Judge:
             if lookup(self.exp, 'scenario', m.group(1), variant, profile, p):
                 self.cell(run, p, prog, m.group(1), 'scenario', 'fail',
                           'tests/expect has a row, the image did not (make initramfs)')
+            return
+        if why.startswith('needs '):
+            # The scenario table's cell whose needs the profile lacks
+            # (tests/expect/backings.tsv against its FEATURES).
+            feat = why[len('needs '):]
+            if feat in (profile_features(profile) or set()):
+                self.cell(run, p, prog, name, 'scenario', 'fail',
+                          'skipped (%s), but profile %s has %s (FEATURES): a stale image?'
+                          % (why, profile, feat))
+            else:
+                self.cell(run, p, prog, name, 'scenario', 'skip',
+                          'profile %s lacks %s (tests/expect/backings.tsv)' % (profile, feat))
             return
         if why.startswith('no cow_* counters') and variant in NO_SYSCTL:
             self.cell(run, p, prog, name, 'case', 'skip', 'CONFIG_COW_POLICY=n: no counters')

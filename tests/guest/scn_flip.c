@@ -6,7 +6,7 @@
  * The program starts under the policy the runner set (P), switches as
  * each case says and switches back to P afterwards.  Deterministic.
  *
- * flip-gupref-to-mapcount  the vmsplice scenario (scn_vmsplice): the child
+ * flip-gupref-to-mapcount  the vmsplice scenario (scn_backings): the child
  *     takes its FOLL_GET reference under P, then the policy becomes
  *     "mapcount" before the parent writes.  A reference taken without a
  *     COW break (P = exclusive or refcount) still points to the page the

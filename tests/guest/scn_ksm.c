@@ -26,36 +26,6 @@
 #define LEN	(2 * NPAIRS * PAGE_SIZE)
 #define SLACK	4
 #define MERGE_S	30.0
-#define KSM	"/sys/kernel/mm/ksm/"
-
-static char old_run[24], old_scan[24], old_sleep[24];
-
-static void save(const char *knob, char *buf, size_t len)
-{
-	long v = scn_read_long(knob);
-
-	snprintf(buf, len, "%ld", v < 0 ? 0 : v);
-}
-
-static void ksm_fast(void)
-{
-	save(KSM "run", old_run, sizeof(old_run));
-	save(KSM "pages_to_scan", old_scan, sizeof(old_scan));
-	save(KSM "sleep_millisecs", old_sleep, sizeof(old_sleep));
-	if (scn_write_file(KSM "pages_to_scan", "1000") ||
-	    scn_write_file(KSM "sleep_millisecs", "10") ||
-	    scn_write_file(KSM "run", "1"))
-		bail("configure ksm");
-}
-
-static void ksm_restore(void)
-{
-	scn_write_file(KSM "run", "0");
-	scn_write_file(KSM "pages_to_scan", old_scan);
-	scn_write_file(KSM "sleep_millisecs", old_sleep);
-	if (strcmp(old_run, "0"))
-		scn_write_file(KSM "run", old_run);
-}
 
 static int merged(const char *mem)
 {
@@ -89,15 +59,15 @@ static void run(const char *name, bool unmap_twin)
 		memset(mem + i * PAGE_SIZE, 'A' + i / 2, PAGE_SIZE);
 	if (madvise(mem, LEN, MADV_MERGEABLE))
 		bail("MADV_MERGEABLE");
-	ksm_fast();
+	scn_ksm_start();
 	t0 = scn_now();
 	while ((n = merged(mem)) < NPAIRS && scn_now() - t0 < MERGE_S)
 		usleep(50 * 1000);
-	scn_write_file(KSM "run", "0");
+	scn_ksm_pause();
 	tap_diag("%s: %d of %d pairs merged in %.1f s (pages_sharing %ld)", name, n,
-		 NPAIRS, scn_now() - t0, scn_read_long(KSM "pages_sharing"));
+		 NPAIRS, scn_now() - t0, scn_read_long(SCN_KSM "pages_sharing"));
 	if (n < NPAIRS) {
-		ksm_restore();
+		scn_ksm_restore();
 		scn_ok(false, "%s: only %d of %d pairs merged within %.0f s", name, n,
 		       NPAIRS, MERGE_S);
 		return;
@@ -119,7 +89,7 @@ static void run(const char *name, bool unmap_twin)
 		if (!unmap_twin)
 			bad += !!scn_count_diff(p + PAGE_SIZE, 'A' + i, PAGE_SIZE);
 	}
-	ksm_restore();
+	scn_ksm_restore();
 	scn_end(row, bad ? "lost-write" : same == NPAIRS ? "reuse" : same == 0 ? "copy" : "mixed",
 		&before, &after, SLACK, "same_pfn=%d/%d bad_pages=%d", same, NPAIRS, bad);
 	munmap(mem, LEN);
@@ -128,8 +98,8 @@ static void run(const char *name, bool unmap_twin)
 int main(void)
 {
 	scn_init("scn_ksm");
-	if (access(KSM "run", F_OK))
-		bail("no %s (CONFIG_KSM)", KSM "run");
+	if (access(SCN_KSM "run", F_OK))
+		bail("no %s (CONFIG_KSM)", SCN_KSM "run");
 	run("ksm-shared", false);
 	run("ksm-last", true);
 	return scn_finish();

@@ -96,43 +96,6 @@ static void wait_writeback(void)
 	tap_diag("nr_writeback still %lld after 5 s", vmstat_get(&vs, "nr_writeback"));
 }
 
-/*
- * Empty every CPU's LRU batches (mlock() starts with lru_add_drain_all()):
- * a finished writeback rotates the page through the batch of the CPU that
- * completed it, and the reference held there is one the refcount rule
- * would count -- a transient copy, not the case tested.
- */
-static void drain_lru_batches(void)
-{
-	static char page[PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));
-
-	page[0] = 1;
-	if (mlock(page, PAGE_SIZE) || munlock(page, PAGE_SIZE))
-		tap_diag("mlock: %m");
-}
-
-static int swapped_n(const char *mem, int npages)
-{
-	int n = 0;
-
-	for (int i = 0; i < npages; i++)
-		n += !!(scn_pagemap(mem + i * PAGE_SIZE) & PM_SWAP);
-	return n;
-}
-
-/* MADV_PAGEOUT until every page is a swap PTE (a few tries); how many are. */
-static int page_out(char *mem, int npages)
-{
-	int out = 0;
-
-	for (int tries = 0; tries < 5 && (out = swapped_n(mem, npages)) < npages; tries++) {
-		madvise(mem, npages * PAGE_SIZE, MADV_PAGEOUT);
-		if (tries)
-			usleep(100 * 1000);
-	}
-	return out;
-}
-
 static void run(const char *name, enum kind k)
 {
 	const struct scn_row *row = scn_begin(name);
@@ -145,13 +108,13 @@ static void run(const char *name, enum kind k)
 	if (!row)
 		return;
 	mem = map_anon_ptes(LEN, 'o');
-	out = page_out(mem, NPAGES);
+	out = scn_page_out(mem, NPAGES);
 	if (out < NPAGES) {
 		scn_ok(false, "%s: only %d of %d pages swapped out", name, out, NPAGES);
 		return;
 	}
 	wait_writeback();
-	drain_lru_batches();
+	scn_drain_lru();
 	if (k != EXCL) {
 		pid = fork_piped(go, back);
 		if (!pid) {
@@ -189,7 +152,7 @@ static void run(const char *name, enum kind k)
 		if (!wb)
 			break;
 	}
-	drain_lru_batches();	/* the read faults' LRU additions */
+	scn_drain_lru();	/* the read faults' LRU additions */
 	/*
 	 * The state the write fault will find, for the RESULT line: a page
 	 * still locked, under writeback or off the LRU makes 6.1's rule copy
@@ -260,7 +223,7 @@ static void swapin_write(const char *name, bool gupref, bool read_first)
 		    vmsplice(pfd[1], &iov, 1, 0) != (ssize_t)LEN)
 			bail("vmsplice");
 	}
-	out = page_out(mem, NPAGES);
+	out = scn_page_out(mem, NPAGES);
 	if (out < NPAGES) {
 		scn_ok(false, "%s: only %d of %d pages swapped out", name, out, NPAGES);
 		goto out;
@@ -270,7 +233,7 @@ static void swapin_write(const char *name, bool gupref, bool read_first)
 	/* Into the swap cache now, not by the faults' readahead (see above). */
 	if (!read_first && madvise(mem, LEN, MADV_WILLNEED))
 		tap_diag("%s: MADV_WILLNEED: %m", name);
-	drain_lru_batches();
+	scn_drain_lru();
 	if (read_first)	/* back from the swap cache, mapped R/O */
 		for (int i = 0; i < NPAGES; i++)
 			good += *(volatile char *)(mem + i * PAGE_SIZE) == 'o';
@@ -326,7 +289,7 @@ static bool stable_swap_on(void)
 	if (swapoff("/dev/vda"))
 		bail("swapoff /dev/vda");
 	primer = map_anon_ptes(STABLE_PAGES * PAGE_SIZE, 'p');
-	page_out(primer, STABLE_PAGES);
+	scn_page_out(primer, STABLE_PAGES);
 	return true;
 }
 
@@ -378,14 +341,14 @@ static const char *writeback_attempt(bool read_first, struct vmstat *before,
 	char *mem;
 
 	mem = map_anon_ptes(STABLE_PAGES * PAGE_SIZE, 'o');
-	out = page_out(mem, STABLE_PAGES);
+	out = scn_page_out(mem, STABLE_PAGES);
 	if (read_first) {
 		/* Read faults: the pages come back from the swap cache, R/O. */
 		for (int i = 0; i < STABLE_PAGES; i++)
 			bad += mem[i * PAGE_SIZE] != 'o';
 		wb0 = under_writeback(mem, pfn0);
 	}
-	drain_lru_batches();
+	scn_drain_lru();
 	nrwb0 = nr_writeback();
 	scn_warm(before);
 	good = write_pages(mem, STABLE_PAGES);

@@ -17,6 +17,8 @@ A MUTATION reopens one hole:
   vmfail=INVOCATION:RC   a selftest expected to fail exited with RC
   vmresult=INVOCATION:R  a selftest's result was R (on a kernel with the sysctl)
   upstream=NAME          an upstream cow case that ran under exclusive only
+  needs=SCENARIO:FEATURE the cell was skipped with "needs FEATURE" (the
+                         scenario table's skip, tests/guest/scn_backings.c)
 """
 import os
 import subprocess
@@ -25,6 +27,17 @@ import sys
 top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(top, 'scripts'))
 import judge  # noqa: E402
+
+
+def renumber(body):
+    """TAP points of body numbered 1..n again."""
+    out, n = [], 0
+    for b in body:
+        if b.startswith('ok '):
+            n += 1
+            b = 'ok %d %s' % (n, b.split(' ', 2)[2])
+        out.append(b)
+    return out
 
 
 def main():
@@ -113,6 +126,15 @@ def main():
                            ''.join(' %s=%d' % kv for kv in sorted(cnt.items()) if kv[1])))
             k += 1
             body.append('ok %d - %s: observed %s' % (k, sc, o))
+        need_sc, _, need_f = mut.get('needs', '').partition(':')
+        if need_sc:
+            # The guest's skip for a cell whose need the profile lacks.
+            body = [b for b in body if not (b.startswith('# RESULT scenario=%s ' % need_sc) or
+                                            b.endswith(' - %s: observed %s' % (need_sc, b.rsplit(' ', 1)[-1])))]
+            body = renumber(body)
+            body.append('ok %d - %s # SKIP needs %s' % (sum(1 for b in body if b.startswith('ok ')) + 1,
+                                                         need_sc, need_f))
+            k = sum(1 for b in body if b.startswith('ok '))
         body.append('1..%d' % k)
         n += 1
         tap.append('# policy=%s test=scn_fake' % p)

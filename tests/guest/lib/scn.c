@@ -15,7 +15,7 @@
 
 #include "scn.h"
 
-#define SCN_MAX_ROWS 256
+#define SCN_MAX_ROWS 512
 
 static struct scn_row rows[SCN_MAX_ROWS];
 static int nrows, npoints, nfailed;
@@ -61,7 +61,7 @@ static void read_expectations(void)
 	f = fopen(path ? path : SCN_EXPECT_PATH, "r");
 	if (!f)
 		bail("open %s", path ? path : SCN_EXPECT_PATH);
-	while (fgets(line, sizeof(line), f) && nrows < SCN_MAX_ROWS) {
+	while (fgets(line, sizeof(line), f)) {
 		char *field[6] = { 0 }, *save = NULL, *p = line;
 		int n = 0;
 
@@ -79,6 +79,8 @@ static void read_expectations(void)
 		(void)save;
 		if (n < 5 || !strcmp(field[0], "scenario"))
 			continue;
+		if (nrows == SCN_MAX_ROWS)
+			bail("more than %d rows in the expectations", SCN_MAX_ROWS);
 		copy_field(rows[nrows].scenario, sizeof(rows[0].scenario), field[0]);
 		copy_field(rows[nrows].profile, sizeof(rows[0].profile), field[1]);
 		copy_field(rows[nrows].policy, sizeof(rows[0].policy), field[2]);
@@ -378,4 +380,90 @@ double scn_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int scn_swapped(const char *mem, int npages)
+{
+	int n = 0;
+
+	for (int i = 0; i < npages; i++)
+		n += !!(scn_pagemap(mem + i * PAGE_SIZE) & PM_SWAP);
+	return n;
+}
+
+int scn_page_out(char *mem, int npages)
+{
+	int out = 0;
+
+	for (int tries = 0; tries < 5 && (out = scn_swapped(mem, npages)) < npages; tries++) {
+		madvise(mem, npages * PAGE_SIZE, MADV_PAGEOUT);
+		if (tries)
+			usleep(100 * 1000);
+	}
+	return out;
+}
+
+static char ksm_old_run[24], ksm_old_scan[24], ksm_old_sleep[24];
+
+static void ksm_save(const char *knob, char *buf, size_t len)
+{
+	long v = scn_read_long(knob);
+
+	snprintf(buf, len, "%ld", v < 0 ? 0 : v);
+}
+
+void scn_ksm_start(void)
+{
+	ksm_save(SCN_KSM "run", ksm_old_run, sizeof(ksm_old_run));
+	ksm_save(SCN_KSM "pages_to_scan", ksm_old_scan, sizeof(ksm_old_scan));
+	ksm_save(SCN_KSM "sleep_millisecs", ksm_old_sleep, sizeof(ksm_old_sleep));
+	if (scn_write_file(SCN_KSM "pages_to_scan", "1000") ||
+	    scn_write_file(SCN_KSM "sleep_millisecs", "10") ||
+	    scn_write_file(SCN_KSM "run", "1"))
+		bail("configure ksm");
+}
+
+void scn_ksm_pause(void)
+{
+	scn_write_file(SCN_KSM "run", "0");
+}
+
+void scn_ksm_restore(void)
+{
+	scn_write_file(SCN_KSM "run", "0");
+	scn_write_file(SCN_KSM "pages_to_scan", ksm_old_scan);
+	scn_write_file(SCN_KSM "sleep_millisecs", ksm_old_sleep);
+	if (strcmp(ksm_old_run, "0"))
+		scn_write_file(SCN_KSM "run", ksm_old_run);
+}
+
+bool scn_has_features(const char *needs, char *missing, size_t len)
+{
+	const char *have = getenv("COWTEST_FEATURES");
+	char buf[128], *save = NULL;
+
+	missing[0] = 0;
+	if (!needs[0] || !strcmp(needs, "-"))
+		return true;
+	snprintf(buf, sizeof(buf), "%s", needs);
+	for (char *f = strtok_r(buf, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+		char pad[160], word[64];
+
+		snprintf(pad, sizeof(pad), " %s ", have ? have : "");
+		snprintf(word, sizeof(word), " %s ", f);
+		if (!strstr(pad, word)) {
+			snprintf(missing, len, "%s", f);
+			return false;
+		}
+	}
+	return true;
+}
+
+void scn_drain_lru(void)
+{
+	static char page[PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));
+
+	page[0] = 1;
+	if (mlock(page, PAGE_SIZE) || munlock(page, PAGE_SIZE))
+		tap_diag("mlock: %m");
 }

@@ -108,4 +108,34 @@ long scn_count_diff(const void *buf, int c, unsigned long len);
 /* Monotonic seconds. */
 double scn_now(void);
 
+/*
+ * Empty every CPU's LRU batches (mlock() starts with lru_add_drain_all()):
+ * a page just faulted in, or whose writeback just finished, sits in a
+ * batch holding a reference that the refcount rule would count -- a
+ * transient copy, not the case tested.
+ */
+void scn_drain_lru(void);
+/* How many of npages pages at mem are swap PTEs. */
+int scn_swapped(const char *mem, int npages);
+/* MADV_PAGEOUT until every page is a swap PTE (a few tries); how many are. */
+int scn_page_out(char *mem, int npages);
+
+/*
+ * KSM: scn_ksm_start() saves ksmd's knobs and runs it fast (1000 pages a
+ * scan, every 10 ms); scn_ksm_pause() stops it (merged pages stay merged,
+ * and ksmd holds no transient reference); scn_ksm_restore() puts the saved
+ * knobs back.
+ */
+#define SCN_KSM	"/sys/kernel/mm/ksm/"
+void scn_ksm_start(void);
+void scn_ksm_pause(void);
+void scn_ksm_restore(void);
+
+/*
+ * Whether the booted profile has every feature of needs ("-" or a comma
+ * list: thp, hugetlb, swap, ksm, pin, ...), as its FEATURES, which the
+ * runner exports as COWTEST_FEATURES; else the first missing one.
+ */
+bool scn_has_features(const char *needs, char *missing, size_t len);
+
 #endif
