@@ -86,11 +86,27 @@ tap_ok() { n=$((n + 1)); passed=$((passed + 1)); out "ok $n - $1"; }
 tap_fail() { n=$((n + 1)); failed=$((failed + 1)); out "not ok $n - $1"; }
 tap_skip() { n=$((n + 1)); skipped=$((skipped + 1)); out "ok $n - $1 # SKIP $2"; }
 
+# The guest setup: every feature of the profile's FEATURES from its one
+# snippet (qemu-profiles/features/<feature>.setup), then the profile's own
+# GUEST_SETUP lines.  A feature without a snippet fails the setup.
+echo 1 >/proc/sys/kernel/sysrq
+setup_script() {
+	for f in $FEATURES; do
+		if [ -f "/etc/cowtest/features/$f.setup" ]; then
+			echo "echo '# feature $f'"
+			cat "/etc/cowtest/features/$f.setup"
+		else
+			echo "echo 'no setup for feature $f'; exit 1"
+		fi
+	done
+	printf '%s\n' "$GUEST_SETUP"
+}
+
 out "TAP version 13"
-if [ -n "$GUEST_SETUP" ]; then
-	out "# guest setup ($PROFILE)"
+if [ -n "$FEATURES$GUEST_SETUP" ]; then
+	out "# guest setup ($PROFILE: ${FEATURES:-no features})"
 	{
-		(eval "$GUEST_SETUP") 2>&1
+		(eval "$(setup_script)") 2>&1
 		echo $? >/tmp/rc
 	} | sed 's/^/    /' | tee -a /tmp/results.tap
 	rc=$(cat /tmp/rc)

@@ -3,14 +3,12 @@
 # (deterministic: 1 vCPU, -icount shift=0,sleep=off; wall-clock: 2 vCPUs);
 # QEMU_ARGS here is what make run / make shell PROFILE=bench use.
 PROFILE_DESC="bench: cowpin loaded, THP madvise, KSM ready, swap on /dev/vda if attached"
-FEATURES="pin thp ksm"
+FEATURES="thp ksm"
+THP_ENABLED=madvise THP_DEFRAG=madvise
 QEMU_ARGS="-smp 2 -m 1G"
 KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=5 nokaslr"
 GUEST_SETUP='
-echo 1 > /proc/sys/kernel/sysrq
 echo 0 > /proc/sys/kernel/randomize_va_space
-echo madvise > /sys/kernel/mm/transparent_hugepage/enabled
-echo madvise > /sys/kernel/mm/transparent_hugepage/defrag
 if [ -f /lib/modules/cowpin.ko ]; then insmod /lib/modules/cowpin.ko; fi
 if [ -b /dev/vda ]; then mkswap /dev/vda >/dev/null && swapon /dev/vda; fi
 test -c /dev/cowpin && echo "cowpin: /dev/cowpin" || echo "cowpin: absent (forkpin, gupfp skipped)"

@@ -2,17 +2,14 @@
 # defrag), khugepaged scanning fast, so tests get PMD- and PTE-mapped THPs.
 PROFILE_DESC="thp: base + THP enabled=always, defrag=always, khugepaged every 10 ms"
 FEATURES="thp ksm"
+THP_ENABLED=always THP_DEFRAG=always
 QEMU_ARGS="-smp 2 -m 2G"
 KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7"
 GUEST_SETUP='
-echo 1 > /proc/sys/kernel/sysrq
 t=/sys/kernel/mm/transparent_hugepage
-echo always > $t/enabled && echo always > $t/defrag || exit 1
 echo 10 > $t/khugepaged/scan_sleep_millisecs || exit 1
 echo 10 > $t/khugepaged/alloc_sleep_millisecs || exit 1
 echo 4096 > $t/khugepaged/pages_to_scan || exit 1
-grep -q "\[always\]" $t/enabled || { echo "THP is not always"; exit 1; }
-echo "enabled: $(cat $t/enabled); defrag: $(cat $t/defrag)"
 '
 TEST_GROUPS="thp scn-thp"
 POLICIES="exclusive refcount mapcount"

@@ -7,22 +7,15 @@
 # an ext4 scratch disk /dev/vdb on /mnt/local for gup_longterm's "local tmpfile".
 PROFILE_DESC="upstream: swap on /dev/vda, ext4 on /dev/vdb, 16 hugetlb pages, THP always, debugfs; upstream cow.c + gup_longterm.c"
 FEATURES="swap thp hugetlb ksm"
+THP_ENABLED=always HUGETLB_PAGES=8
 QEMU_ARGS="-smp 2 -m 2G"
 QEMU_DISKS="swap:512M local:64M"
 KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=4 hugepages=16"
 # cow.c runs ~190 cases under TCG: more than the default 120 s a program.
 TEST_TIMEOUT=240
 GUEST_SETUP='
-echo 1 > /proc/sys/kernel/sysrq
-mkswap /dev/vda >/dev/null || exit 1
-swapon /dev/vda || exit 1
-grep -q "^/dev/vda " /proc/swaps || { echo "/dev/vda is not swapping"; exit 1; }
 /usr/sbin/mke2fs -q -F -t ext4 /dev/vdb || exit 1
 mkdir -p /mnt/local && mount -t ext4 /dev/vdb /mnt/local || exit 1
-t=/sys/kernel/mm/transparent_hugepage
-echo always > $t/enabled || exit 1
-echo "hugetlb pages: $(cat /proc/sys/vm/nr_hugepages); THP: $(cat $t/enabled)"
-[ "$(cat /proc/sys/vm/nr_hugepages)" -ge 8 ] || { echo "fewer than 8 hugetlb pages"; exit 1; }
 [ -e /sys/kernel/debug/gup_test ] || { echo "no /sys/kernel/debug/gup_test"; exit 1; }
 '
 TEST_GROUPS="upstream"

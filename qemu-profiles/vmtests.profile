@@ -9,6 +9,7 @@
 # results must equal exclusive's.
 PROFILE_DESC="vmtests: swap on /dev/vda, 288 hugetlb pages on /mnt/huge, THP madvise, debugfs; 6.1 tools/testing/selftests/vm"
 FEATURES="swap thp hugetlb ksm"
+THP_ENABLED=madvise HUGETLB_PAGES=256
 QEMU_ARGS="-smp 2 -m 3G"
 QEMU_DISKS="swap:512M"
 KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=4 hugepages=288"
@@ -19,17 +20,9 @@ KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=4 hugepages=288"
 TEST_TIMEOUT=330
 RUN_TIMEOUT=2400
 GUEST_SETUP='
-echo 1 > /proc/sys/kernel/sysrq
-mkswap /dev/vda >/dev/null || exit 1
-swapon /dev/vda || exit 1
-grep -q "^/dev/vda " /proc/swaps || { echo "/dev/vda is not swapping"; exit 1; }
 mkdir -p /mnt/huge && mount -t hugetlbfs none /mnt/huge || exit 1
-echo madvise > /sys/kernel/mm/transparent_hugepage/enabled || exit 1
-echo "hugetlb pages: $(cat /proc/sys/vm/nr_hugepages); THP: $(cat /sys/kernel/mm/transparent_hugepage/enabled)"
-[ "$(cat /proc/sys/vm/nr_hugepages)" -ge 256 ] || { echo "fewer than 256 hugetlb pages"; exit 1; }
 [ -e /sys/kernel/debug/gup_test ] || { echo "no /sys/kernel/debug/gup_test"; exit 1; }
 [ -e /sys/kernel/debug/split_huge_pages ] || { echo "no /sys/kernel/debug/split_huge_pages"; exit 1; }
-[ -d /sys/kernel/mm/ksm ] || { echo "no /sys/kernel/mm/ksm"; exit 1; }
 '
 TEST_GROUPS="vmtests"
 POLICIES="exclusive refcount mapcount"

@@ -51,8 +51,15 @@ for f in qemu-profiles/*.profile; do
 			[ -f "tests/groups/$g.list" ] || [ -f "guest/groups/$g.list" ] || echo "no list for group $g"
 		done
 		printf '%s\n' "$GUEST_SETUP" | sh -n 2>/dev/null || echo "GUEST_SETUP has a syntax error"
+		for feat in $FEATURES; do
+			[ -f "qemu-profiles/features/$feat.setup" ] || echo "no qemu-profiles/features/$feat.setup for feature $feat"
+		done
 	) | tr '\n' ' ')
 	if [ -n "$why" ]; then notok "profile $p" "$why"; else ok "profile $p"; fi
+done
+for f in qemu-profiles/features/*.setup; do
+	if sh -n "$f" 2>"$tmp"; then ok "feature $(basename "$f" .setup)"
+	else notok "feature $(basename "$f" .setup)" "$(head -n 1 "$tmp")"; fi
 done
 for f in tests/groups/*.list guest/groups/*.list; do
 	[ -f "$f" ] || continue

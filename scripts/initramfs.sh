@@ -22,6 +22,8 @@ cp "$top/guest/init.sh" "$stagedir/init"
 chmod 755 "$stagedir/init"
 cp "$BUILD/guest/bin/"* "$stagedir/usr/bin/"
 cp "$top/qemu-profiles/$profile.profile" "$stagedir/etc/cowtest/profile"
+mkdir -p "$stagedir/etc/cowtest/features"
+cp "$top"/qemu-profiles/features/*.setup "$stagedir/etc/cowtest/features/"
 for l in "$top"/tests/groups/*.list "$top"/guest/groups/*.list; do
 	[ -f "$l" ] && cp "$l" "$stagedir/etc/cowtest/groups/"
 done

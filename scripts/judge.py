@@ -171,11 +171,23 @@ def cell_needs(backings, scenario):
     return None
 
 
+def known_features():
+    """The features with a setup snippet, qemu-profiles/features/*.setup."""
+    d = os.path.join(TOP, 'qemu-profiles', 'features')
+    return {f[:-len('.setup')] for f in os.listdir(d) if f.endswith('.setup')} \
+        if os.path.isdir(d) else set()
+
+
 def check_features(rec, backings):
     """A table cell's row may only name a profile that has what it needs;
-    a profile's FEATURES use the table's words."""
-    words = set().union(*backings['case'].values(), *backings['backing'].values()) \
-        if backings['case'] or backings['backing'] else set()
+    what backings.tsv needs is a feature with a setup snippet."""
+    known = known_features()
+    for kind in ('case', 'backing'):
+        for name, needs in backings[kind].items():
+            if needs - known:
+                sys.exit('judge: tests/expect/backings.tsv: %s %s needs %s, which has no '
+                         'qemu-profiles/features/<feature>.setup'
+                         % (kind, name, ' '.join(sorted(needs - known))))
     feats = {}
     for r in rec:
         if r['suite'] != 'scenario' or r['profile'] == '*':
@@ -185,10 +197,6 @@ def check_features(rec, backings):
             continue
         if r['profile'] not in feats:
             feats[r['profile']] = profile_features(r['profile']) or set()
-            unknown = feats[r['profile']] - words
-            if unknown:
-                sys.exit('judge: qemu-profiles/%s.profile: FEATURES %s not in tests/expect/backings.tsv'
-                         % (r['profile'], ' '.join(sorted(unknown))))
         lack = needs - feats[r['profile']]
         if lack:
             sys.exit('judge: scenario expectation %r: profile %s lacks %s (its FEATURES: %s; '
