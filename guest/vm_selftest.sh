@@ -2,7 +2,7 @@
 # guest/vm_selftest.sh PROGRAM [ARGS...] (installed as /usr/bin/vm_selftest):
 # run one of 6.1's own mm selftests, /usr/bin/vm61_PROGRAM (built from the
 # unpacked tree by scripts/vmtests.sh), under the current policy, and compare
-# its result with /etc/cowtest/expect/vm-selftests.tsv (issue 4).
+# its result with /etc/cowtest/expect/vm-selftests.tsv.
 #
 # The result is the program's exit status read the way 6.1's
 # run_vmtests.sh reads it: 0 pass, 4 (KSFT_SKIP) skip, anything else fail;

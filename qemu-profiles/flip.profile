@@ -1,5 +1,5 @@
 # qemu-profiles/flip.profile: the flip stress (tests/guest/flipstress.c,
-# issue 6): pin + swap in one guest. cowpin.ko loaded (/dev/cowpin), a fresh
+# the flip stress): pin + swap in one guest. cowpin.ko loaded (/dev/cowpin), a fresh
 # 256 MiB swap disk /dev/vda and a 16 MiB O_DIRECT scratch disk /dev/vdb,
 # THP on madvise, KSM available. flipstress sets and restores KSM itself.
 PROFILE_DESC="flip: pin + swap + O_DIRECT disk, for the flip stress"

@@ -1,4 +1,4 @@
-# qemu-profiles/vmtests.profile: 6.1's own mm selftests (issue 4) under
+# qemu-profiles/vmtests.profile: 6.1's own mm selftests under
 # every policy: tests/groups/vmtests.list, run by guest/vm_selftest.sh
 # against tests/expect/vm-selftests.tsv. Swap on /dev/vda (khugepaged's
 # swap-in cases, MADV_PAGEOUT), 288 reserved 2 MiB hugetlb pages (userfaultfd

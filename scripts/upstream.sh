@@ -1,5 +1,5 @@
 #!/bin/sh
-# scripts/upstream.sh KSRC: build upstream's COW selftests (issue 7).
+# scripts/upstream.sh KSRC: build upstream's COW selftests.
 #
 # Unpacks only what cow.c and gup_longterm.c need from Debian's
 # linux-source-6.12 (/usr/src/linux-source-6.12.tar.xz) into

@@ -1,5 +1,5 @@
 #!/bin/sh
-# scripts/vmtests.sh KSRC: build 6.1's own mm selftests (issue 4) from the
+# scripts/vmtests.sh KSRC: build 6.1's own mm selftests from the
 # unpacked tree, with the tree's own Makefile, statically.
 #
 # The programs of KSRC/tools/testing/selftests/vm that exercise the paths the

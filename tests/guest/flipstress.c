@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * flipstress: vm.cow_policy flipped among all three policies every few
- * milliseconds while workers fault, fork, pin and swap concurrently
- * (issue 6).  Bounded in time, seeded (the workers' choices depend only
+ * milliseconds while workers fault, fork, pin and swap concurrently.
+ * Bounded in time, seeded (the workers' choices depend only
  * on the seed; the interleaving does not).
  *
  *   flipstress [--seconds N] [--seed S] [--may-skip]

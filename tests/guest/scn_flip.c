@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * scn_flip: issue 4 scenario 12, vm.cow_policy changed in the middle of a
+ * scn_flip: vm.cow_policy changed in the middle of a
  * scenario (sysctl-docs/cow_policy.rst, "Changing the policy": nothing that
  * exists is rewritten; the next fault is decided by the policy then).
  * The program starts under the policy the runner set (P), switches as

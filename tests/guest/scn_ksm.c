@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * scn_ksm: issue 4 scenario 10, KSM pages written after the merge: reuse
+ * scn_ksm: KSM pages written after the merge: reuse
  * or copy (seed 003: reuse_ksm_page(), removed in v5.9, restored by the
  * mapcount policy).  Deterministic once merged.
  *

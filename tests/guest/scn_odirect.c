@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * scn_odirect: issue 4 scenario 6, Andrea Arcangeli's O_DIRECT vs
+ * scn_odirect: Andrea Arcangeli's O_DIRECT vs
  * clear_refs reproducer (seeds 010/011), and its deterministic core.
  *
  * gupref-clear-refs (any profile): exclusive pages hold a transient GUP

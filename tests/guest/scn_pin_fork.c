@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * scn_pin_fork: issue 4 scenarios 3, 4 and 5, pins and fork() (seed 007,
+ * scn_pin_fork: pins and fork() (seed 007,
  * the article's RDMA self-test).  Pin profile (/dev/cowpin).  Deterministic.
  *
  * rdma-fork-child-exits (3)  FOLL_WRITE|FOLL_LONGTERM pin, fork(), the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * scn_pin_wp: issue 4 scenario 7, write-protecting long-term pinned pages
+ * scn_pin_wp: write-protecting long-term pinned pages
  * (seed 000: commit 9348b73c2e1b, "don't play games with pinned pages in
  * clear_page_refs").  Pin profile.  Deterministic.
  *

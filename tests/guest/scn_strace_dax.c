@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * scn_strace_dax: issue 4 scenario 9, strace from persistent memory
+ * scn_strace_dax: strace from persistent memory
  * (seed 006: with v5.8's GUP COW break, process_vm_readv() on a private
  * DAX mapping warned in wp_page_copy() and the tracee was killed).
  * Pmem profile (ext2 -o dax on /mnt/dax).  Deterministic.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * scn_swap: issue 4 scenario 11, a page swapped out (MADV_PAGEOUT) and
+ * scn_swap: a page swapped out (MADV_PAGEOUT) and
  * faulted back by a read, then written: reuse or copy (reuse_swap_page()
  * before v5.19, seeds 001/011).  Swap profile.  Deterministic.
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * scn_uffd_wp: issue 4 scenario 8, userfaultfd write-protect.
+ * scn_uffd_wp: userfaultfd write-protect.
  *
  * uffd-wp-race (seed 008, Nadav Amit's race): WRITERS threads on all CPUs
  *     keep incrementing their own counters in NPAGES pages while the main
