@@ -114,6 +114,17 @@ def main():
             shown = '<br>'.join(cells[:12]) + ('<br>... %d more' % (len(cells) - 12) if len(cells) > 12 else '')
             f.write('| %s | %s | %s | %s |\n' % (m, desc.replace('|', '/'), verdict, shown or '-'))
         f.write('\n')
+        # The same, cells counted by program (what the README quotes).
+        f.write('By program:\n\n| mutant | verdict | failing cells by program (count) |\n'
+                '| --- | --- | --- |\n')
+        for m, desc, verdict, cells, stray, unmet in rows:
+            groups = {}
+            for c in cells:
+                k = c.split(': ', 1)[0]
+                groups[k] = groups.get(k, 0) + 1
+            f.write('| `%s` | %s | %s |\n' % (m, verdict.replace('|', '/'), '; '.join(
+                '%s (%d)' % kv for kv in groups.items()) or '-'))
+        f.write('\n')
         for m, desc, verdict, cells, stray, unmet in rows:
             f.write('## %s\n\n%s: %s\n\n' % (m, verdict, desc))
             for c in cells:
