@@ -42,11 +42,15 @@ JOBS ?= 3
 # ---- packages (make deps) -------------------------------------------------
 PACKAGES = linux-source-6.1 qemu-system-x86 gcc make bison flex bc \
 	libelf-dev libssl-dev kmod dracut-core busybox-static e2fsprogs ccache \
-	strace cpio ministat gnuplot-nox xz-utils rsync util-linux coreutils \
-	shellcheck perl python3-ply \
+	strace cpio gnuplot-nox xz-utils rsync util-linux coreutils \
+	shellcheck perl python3-ply python3-scipy \
 	linux-source-6.12 liburing-dev libnuma-dev \
 	systemtap
 EXTRA_PACKAGES ?=
+# The benchmark statistics use scipy.stats from Debian's python3-scipy, which
+# is installed for Debian's interpreter (a python3 earlier in PATH may lack it).
+SCIPY_PYTHON ?= /usr/bin/python3
+export SCIPY_PYTHON
 
 # checkpatch --strict runs on every patch (make check). Ignored, because
 # they are false positives here: UNKNOWN_COMMIT_ID (the Debian tree has no
@@ -173,11 +177,11 @@ bench:
 bench_dir = $(if $(wildcard $(1)/raw.json $(1)/meta.env),$(1),$(RESULTS)/$(1))
 bench-report:
 	@test -n "$(RUN)" || { echo 'usage: make bench-report RUN=<results/bench-... dir>' >&2; exit 1; }
-	@python3 scripts/benchstat.py report $(call bench_dir,$(RUN)) && cat $(call bench_dir,$(RUN))/summary.txt
+	@$(SCIPY_PYTHON) scripts/benchstat.py report $(call bench_dir,$(RUN)) && cat $(call bench_dir,$(RUN))/summary.txt
 
 bench-compare:
 	@test -n "$(A)" && test -n "$(B)" || { echo 'usage: make bench-compare A=<run dir> B=<run dir>' >&2; exit 1; }
-	@python3 scripts/benchstat.py compare $(call bench_dir,$(A)) $(call bench_dir,$(B))
+	@$(SCIPY_PYTHON) scripts/benchstat.py compare $(call bench_dir,$(A)) $(call bench_dir,$(B))
 
 bench-repeatability:
 	@MAKE="$(MAKE)" scripts/bench-repeat.sh

@@ -18,4 +18,4 @@ BENCH_MODES=det BENCH_VARIANTS=cow BENCH_SEED=$seed BENCH_RUN=$a \
 	"$top/scripts/bench.sh" || exit 1
 BENCH_MODES=det BENCH_VARIANTS=cow BENCH_SEED=${BENCH_SEED2:-$seed} BENCH_RUN=$b \
 	BENCH_NOBUILD=1 "$top/scripts/bench.sh" || exit 1
-python3 "$top/scripts/benchstat.py" repeat "$a" "$b" | tee "$b/repeatability.txt"
+"${SCIPY_PYTHON:-/usr/bin/python3}" "$top/scripts/benchstat.py" repeat "$a" "$b" | tee "$b/repeatability.txt"

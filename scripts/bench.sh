@@ -214,8 +214,8 @@ done
 echo "elapsed_s=$(($(now) - begin))" >>"$run/meta.env"
 [ "$fail" = 0 ] || { echo "make bench: FAILED (see $run)"; exit 1; }
 
-python3 "$top/scripts/benchstat.py" collect "$run" || exit 1
-python3 "$top/scripts/benchstat.py" report "$run" || exit 1
+"${SCIPY_PYTHON:-/usr/bin/python3}" "$top/scripts/benchstat.py" collect "$run" || exit 1
+"${SCIPY_PYTHON:-/usr/bin/python3}" "$top/scripts/benchstat.py" report "$run" || exit 1
 ln -sfn "$(basename "$run")" "$RESULTS/bench-latest"
 cat "$run/summary.txt"
 echo "make bench: $(($(now) - begin))s; report $run/report.md, raw data $run/raw.csv"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/benchstat.py: the reporting half of make bench (stdlib only).
+"""scripts/benchstat.py: the reporting half of make bench (scipy.stats).
 
   collect RUN        console logs + meta.env of RUN -> raw.csv, raw.json
   report RUN         raw.json -> report.md, summary.txt, plots/*.png (gnuplot)
@@ -60,56 +60,32 @@ FIXED = ["run_id", "mode", "variant", "kernel", "config_hash", "series_hash",
          "ns_per_op"]
 
 
-# ---- statistics ---------------------------------------------------------------
-def betacf(a, b, x):
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > 1e-300 else 1e-300)
-    h = d
-    for m in range(1, 300):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > 1e-300 else 1e-300)
-        c = 1.0 + aa / c if abs(1.0 + aa / c) > 1e-300 else 1e-300
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > 1e-300 else 1e-300)
-        c = 1.0 + aa / c if abs(1.0 + aa / c) > 1e-300 else 1e-300
-        de = d * c
-        h *= de
-        if abs(de - 1.0) < 1e-12:
-            break
-    return h
-
-
-def betai(a, b, x):
-    if x <= 0:
-        return 0.0
-    if x >= 1:
-        return 1.0
-    lbt = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-           + a * math.log(x) + b * math.log(1 - x))
-    if x < (a + 1) / (a + b + 2):
-        return math.exp(lbt) * betacf(a, b, x) / a
-    return 1 - math.exp(lbt) * betacf(b, a, 1 - x) / b
-
-
-def t_p(t, df):
-    """Two-sided p-value of Student's t with df degrees of freedom."""
-    return betai(df / 2.0, 0.5, df / (df + t * t))
+# ---- statistics (scipy.stats) --------------------------------------------------
+# Debian's python3-scipy: run with SCIPY_PYTHON (/usr/bin/python3 by default,
+# the interpreter the Debian package is installed for).
+try:
+    from scipy import stats as sps
+except ImportError:
+    sys.exit("benchstat: scipy is missing: run with the Debian python3 that has "
+             "python3-scipy (make deps; SCIPY_PYTHON=%s)" % sys.executable)
 
 
 def t_crit(df, p=0.05):
-    lo, hi = 0.0, 1000.0
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if t_p(mid, df) > p:
-            lo = mid
+    """Two-sided critical value of Student's t with df degrees of freedom."""
+    return float(sps.t.ppf(1 - p / 2, df))
+
+
+def median_rank(n, level=0.95):
+    """The 0-based rank k of the distribution-free interval of the median,
+    [x(k), x(n-1-k)]: the largest k whose coverage, the binomial
+    probability of k < #(x < median) < n - k, is at least level."""
+    best = 0
+    for k in range(n // 2):
+        if sps.binom.cdf(n - k - 1, n, 0.5) - sps.binom.cdf(k, n, 0.5) >= level:
+            best = k
         else:
-            hi = mid
-    return hi
+            break
+    return best
 
 
 def stats(xs):
@@ -121,13 +97,7 @@ def stats(xs):
     med = xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
     sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1)) if n > 1 else 0.0
     h = t_crit(n - 1) * sd / math.sqrt(n) if n > 1 else float("nan")
-    # distribution-free 95% interval of the median: order statistics
-    lo_i = 0
-    for k in range(n // 2, -1, -1):
-        cov = sum(math.comb(n, i) for i in range(k + 1, n - k)) / 2 ** n if n - k > k + 1 else 0
-        if cov >= 0.95:
-            lo_i = k
-            break
+    lo_i = median_rank(n)
     return {"n": n, "median": med, "mean": mean, "sd": sd,
             "ci_lo": mean - h, "ci_hi": mean + h,
             "med_lo": xs[lo_i], "med_hi": xs[n - 1 - lo_i],
@@ -135,25 +105,25 @@ def stats(xs):
 
 
 def welch(a, b):
-    """b against a: (delta %, ci half width %, p, mark)."""
+    """b against a, Welch's t-test (scipy.stats.ttest_ind, unequal
+    variances): (delta %, half width % of the 95% interval, p, mark)."""
     sa, sb = stats(a), stats(b)
     if not sa or not sb or sa["mean"] == 0:
         return None
     d = (sb["mean"] - sa["mean"]) / sa["mean"] * 100
-    va = sa["sd"] ** 2 / sa["n"]
-    vb = sb["sd"] ** 2 / sb["n"]
-    se = math.sqrt(va + vb)
     if sa["n"] < 2 or sb["n"] < 2:
         return {"d": d, "half": float("nan"), "p": float("nan"),
                 "mark": "n<2: no test"}
+    va = sa["sd"] ** 2 / sa["n"]
+    vb = sb["sd"] ** 2 / sb["n"]
+    se = math.sqrt(va + vb)
     if se == 0:
         p = 1.0 if sb["mean"] == sa["mean"] else 0.0
         half = 0.0
     else:
+        p = float(sps.ttest_ind(b, a, equal_var=False).pvalue)
         df = (va + vb) ** 2 / ((va ** 2 / (sa["n"] - 1) if va else 0)
                                + (vb ** 2 / (sb["n"] - 1) if vb else 0))
-        t = (sb["mean"] - sa["mean"]) / se
-        p = t_p(abs(t), df)
         half = t_crit(df) * se / sa["mean"] * 100
     if p < 0.001:
         mark = "***"
@@ -186,22 +156,24 @@ def median(xs):
 
 def median_diff(a, b, resamples=2000, seed=1):
     """The difference of the medians of b and a as % of a's median, with a
-    seeded percentile-bootstrap 95% interval: the statistic for the
+    seeded percentile-bootstrap 95% interval (scipy.stats.bootstrap, the
+    two samples resampled independently): the statistic for the
     deterministic mode, whose samples are exact instruction counts except
     for the few a timer tick lands in (those move the mean, not the
     median)."""
-    import random
     if len(a) < 2 or len(b) < 2:
         return None
     ma = median(a)
     if not ma:
         return None
-    rnd = random.Random(seed)
-    ds = sorted((median(rnd.choices(b, k=len(b))) -
-                 median(rnd.choices(a, k=len(a)))) / ma * 100
-                for _ in range(resamples))
-    return {"d": (median(b) - ma) / ma * 100,
-            "lo": ds[int(0.025 * resamples)], "hi": ds[int(0.975 * resamples) - 1]}
+    d = (median(b) - ma) / ma * 100
+    if len(set(a)) == 1 and len(set(b)) == 1:
+        return {"d": d, "lo": d, "hi": d}   # every resample gives d
+    res = sps.bootstrap((b, a), lambda x, y: (median(x) - median(y)) / ma * 100,
+                        vectorized=False, paired=False, n_resamples=resamples,
+                        method="percentile", random_state=seed)
+    return {"d": d, "lo": float(res.confidence_interval.low),
+            "hi": float(res.confidence_interval.high)}
 
 
 def median_cmp(a, b):

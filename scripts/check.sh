@@ -351,6 +351,23 @@ mr_mutant stray FAILED outcome=ksm-last:copy counter=vmsplice-4k:cow_copy_refcou
 mr_case 1 "a mutant that also fails a cell it should not is not caught" stray
 rm -rf "$mr"
 
+# 16. the benchmark statistics (scripts/benchstat.py, scipy.stats) give the
+# textbook values: Student's t quantiles, Welch's test on two samples whose
+# t is 2 with 8 degrees of freedom (p 0.0805), the order statistics of the
+# median's 95% interval (ranks 4..12 of 15, 40..61 of 100).
+if out=$(cd scripts && "${SCIPY_PYTHON:-/usr/bin/python3}" -c '
+import benchstat as b
+w = b.welch([1, 2, 3, 4, 5], [3, 4, 5, 6, 7])
+s = b.stats(list(range(1, 16)))
+assert abs(b.t_crit(8) - 2.306004) < 1e-5 and abs(b.t_crit(10) - 2.228139) < 1e-5, "t"
+assert abs(w["p"] - 0.080516) < 1e-5 and abs(w["d"] - 200 / 3) < 1e-9, w
+assert abs(w["half"] - 2.306004 / 3 * 100) < 1e-3, w
+assert (s["med_lo"], s["med_hi"]) == (4, 12) and b.median_rank(100) == 39, s
+m = b.median_diff([100] * 10, [101] * 10)
+assert (m["d"], m["lo"], m["hi"]) == (1.0, 1.0, 1.0), m
+' 2>&1); then ok "benchstat: textbook values from scipy.stats"
+else notok "benchstat: textbook values from scipy.stats" "$(echo "$out" | tail -n 1)"; fi
+
 echo "$pass passed, $fail failed, $skip skipped"
 if [ $fail = 0 ]; then
 	stage "check" "ok ($pass passed, $skip skipped)" "$start"
