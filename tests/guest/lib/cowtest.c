@@ -167,6 +167,13 @@ long long vmstat_delta(const struct vmstat *before, const struct vmstat *after,
 	return (a < 0 || b < 0) ? 0 : a - b;
 }
 
+void vmstat_skip(struct vmstat *after, const struct vmstat *from,
+		 const struct vmstat *to)
+{
+	for (int i = 0; i < after->n; i++)
+		after->val[i] -= vmstat_delta(from, to, after->name[i]);
+}
+
 bool cow_policy_present(void)
 {
 	return access("/proc/sys/vm/cow_policy", F_OK) == 0;

@@ -36,6 +36,13 @@ long long vmstat_delta(const struct vmstat *before, const struct vmstat *after,
 		       const char *name);
 bool vmstat_has(const struct vmstat *vs, const char *name);
 /*
+ * Take the movement between from and to out of after: a window of two
+ * parts, before..from and to..after, with the program's own housekeeping
+ * in between left out.
+ */
+void vmstat_skip(struct vmstat *after, const struct vmstat *from,
+		 const struct vmstat *to);
+/*
  * The counters of PTE-level write-fault decisions (each reuses or copies
  * one page), NULL-terminated, and their total movement.
  */
