@@ -42,6 +42,7 @@ per failure; exit status 1 when anything failed.
 """
 import argparse
 import datetime
+import functools
 import json
 import os
 import re
@@ -133,12 +134,8 @@ def load_expect(edir):
 def profile_features(profile):
     """The FEATURES a profile declares (what it sets up: thp, hugetlb,
     swap, ksm, pin), as a set; None when there is no such profile."""
-    path = os.path.join(TOP, 'qemu-profiles', profile + '.profile')
-    if not os.path.exists(path):
-        return None
-    out = subprocess.run(['sh', '-c', 'FEATURES=; . "$1"; printf "%s\\n" "$FEATURES"', 'sh', path],
-                         capture_output=True, text=True, check=False).stdout
-    return set(out.split())
+    v = profile_vars(profile)
+    return None if v is None else set(v['FEATURES'].split())
 
 
 def load_backings(edir):
@@ -262,18 +259,31 @@ def check_counters(spec, result, slack):
     return bad
 
 
-def profile_plan(profile):
-    """(TEST_GROUPS, POLICIES) of a profile, with its command line's
-    cowtest.groups= and cowtest.policy=, as guest/init.sh reads them."""
+PROFILE_VARS = ('TEST_GROUPS', 'POLICIES', 'KERNEL_CMDLINE', 'FEATURES')
+
+
+@functools.lru_cache(maxsize=None)
+def profile_vars(profile):
+    """The PROFILE_VARS of qemu-profiles/PROFILE.profile as the shell sees
+    them after sourcing it (one sh per profile), or None."""
     path = os.path.join(TOP, 'qemu-profiles', profile + '.profile')
     if not os.path.exists(path):
         return None
-    out = subprocess.run(['sh', '-c', 'TEST_GROUPS= POLICIES= KERNEL_CMDLINE=; . "$1"; '
-                          'printf "%s\\n%s\\n%s\\n" "$TEST_GROUPS" "$POLICIES" "$KERNEL_CMDLINE"',
+    out = subprocess.run(['sh', '-c', '%s; . "$1"; printf "%%s\\n" %s'
+                          % (' '.join(v + '=' for v in PROFILE_VARS),
+                             ' '.join('"$%s"' % v for v in PROFILE_VARS)),
                           'sh', path], capture_output=True, text=True, check=False).stdout
-    groups, pols, cmdline = (out.split('\n') + ['', '', ''])[:3]
-    pols = pols or ' '.join(POLICIES)
-    for w in cmdline.split():
+    return dict(zip(PROFILE_VARS, out.split('\n') + [''] * len(PROFILE_VARS)))
+
+
+def profile_plan(profile):
+    """(TEST_GROUPS, POLICIES) of a profile, with its command line's
+    cowtest.groups= and cowtest.policy=, as guest/init.sh reads them."""
+    v = profile_vars(profile)
+    if v is None:
+        return None
+    groups, pols = v['TEST_GROUPS'], v['POLICIES'] or ' '.join(POLICIES)
+    for w in v['KERNEL_CMDLINE'].split():
         if w.startswith('cowtest.groups='):
             groups = w.split('=', 1)[1].replace(',', ' ')
         elif w.startswith('cowtest.policy='):

@@ -1012,19 +1012,6 @@ static void get(const char *path, char *buf, size_t len)
 		close(fd);
 }
 
-static long meminfo_kb(const char *key)
-{
-	char line[128];
-	FILE *f = fopen("/proc/meminfo", "r");
-	long v = -1;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)))
-			v = atol(line + strlen(key));
-	if (f)
-		fclose(f);
-	return v;
-}
 
 /*
  * Where the memory went: every /proc/meminfo field that moved by more
@@ -1036,6 +1023,14 @@ static long meminfo_field(const char *m, const char *key, size_t klen)
 		if (!strncmp(l, key, klen))
 			return atol(l + klen);
 	return 0;
+}
+
+static long meminfo_kb(const char *key)
+{
+	char m[8192];
+
+	get("/proc/meminfo", m, sizeof(m));
+	return meminfo_field(m, key, strlen(key));
 }
 
 static void meminfo_moved(const char *m0, const char *m1)
