@@ -16,7 +16,7 @@ TESTED_DEBIAN_VERSION = 6.1.192-3
 VARIANT ?= cow
 PROFILE ?= base
 POLICY  ?=
-VARIANTS = cow nocow debug base
+VARIANTS = cow nocow debug stock
 TEST_VARIANTS ?= cow
 # pin, thp, pmem and swap: see qemu-profiles/ and driver/cowpin/.
 TEST_PROFILES ?= base pin thp pmem swap
@@ -26,11 +26,11 @@ TEST_PROFILES ?= base pin thp pmem swap
 # the debug kernel.
 TEST_EXTRA    ?= debug:base debug:pin nocow:base cow:bootparam cow:flip debug:flip
 # upstream: upstream's cow.c and gup_longterm.c (linux-source-6.12, built
-# by scripts/upstream.sh) under every policy against tests/expect/upstream.tsv.
-# vmtests: 6.1's own tools/testing/selftests/vm programs (scripts/vmtests.sh)
-# under every policy and on the unpatched 6.1 kernel (variant base), against
+# by scripts/build/upstream.sh) under every policy against tests/expect/upstream.tsv.
+# vmtests: 6.1's own tools/testing/selftests/vm programs (scripts/build/vmtests.sh)
+# under every policy and on the unpatched 6.1 kernel (variant stock), against
 # tests/expect/vm-selftests.tsv; exclusive must match unpatched 6.1.
-TEST_UPSTREAM ?= cow:upstream cow:vmtests base:vmtests
+TEST_UPSTREAM ?= cow:upstream cow:vmtests stock:vmtests
 TEST_MATRIX   ?= $(foreach v,$(TEST_VARIANTS),$(foreach p,$(TEST_PROFILES),$(v):$(p))) $(TEST_EXTRA) $(TEST_UPSTREAM)
 # Seconds per QEMU run; the runner's per-test timeout is TEST_TIMEOUT.
 TIMEOUT      ?= 600
@@ -60,12 +60,12 @@ export SCIPY_PYTHON
 CHECKPATCH_IGNORE ?= UNKNOWN_COMMIT_ID,EMBEDDED_FILENAME
 
 # ---- kernel variants: config fragments, source tree, object dir -----------
-FRAGMENTS_base  = configs/lean.config
+FRAGMENTS_stock  = configs/lean.config
 FRAGMENTS_cow   = configs/lean.config configs/cow.config
 FRAGMENTS_nocow = configs/lean.config configs/nocow.config
 FRAGMENTS_debug = configs/lean.config configs/cow.config configs/debug.config
-BASE_TREE = $(BUILD)/linux-base
-TREE = $(if $(filter base,$(VARIANT)),$(BASE_TREE),$(KSRC))
+BASE_TREE = $(BUILD)/linux-stock
+TREE = $(if $(filter stock,$(VARIANT)),$(BASE_TREE),$(KSRC))
 OBJ  = $(BUILD)/obj-$(VARIANT)
 
 export BUILD RESULTS KSRC PATCHES VARIANT PROFILE POLICY TIMEOUT TEST_TIMEOUT \
@@ -77,7 +77,7 @@ export BUILD RESULTS KSRC PATCHES VARIANT PROFILE POLICY TIMEOUT TEST_TIMEOUT \
 help:
 	@echo 'cow-policy targets:'
 	@echo '  make test        check, build everything, boot TEST_MATRIX ($(TEST_MATRIX)), summary'
-	@echo '  make bench [QUICK=1]   A/B COW microbenchmarks: policies x (cow, unpatched base) -> results/bench-*/'
+	@echo '  make bench [QUICK=1]   A/B COW microbenchmarks: policies x (cow, unpatched stock) -> results/bench-*/'
 	@echo '  make bench-report RUN=<dir>       re-render report.md, plots, summary from raw data'
 	@echo '  make bench-compare A=<dir> B=<dir>   every cell of run B against run A'
 	@echo '  make bench-repeatability   two deterministic runs, fault benchmarks must agree within 0.1%'
@@ -89,7 +89,7 @@ help:
 	@echo '  make deps        apt-get install what is missing'
 	@echo '  make tree        unpack the kernel, apply patches/series (branch cow-policy)'
 	@echo '  make export      tree commits base..cow-policy -> patches/ + series'
-	@echo '  make kernel [VARIANT=cow|nocow|debug|base]'
+	@echo '  make kernel [VARIANT=cow|nocow|debug|stock]'
 	@echo '  make driver [VARIANT=cow]   out-of-tree cowpin.ko -> $(BUILD)/driver/<variant>'
 	@echo '  make guest       static guest programs, upstream cow.c + gup_longterm.c, 6.1 vm selftests -> $(BUILD)/guest/bin'
 	@echo '  make initramfs [VARIANT= PROFILE=]'
@@ -103,34 +103,34 @@ help:
 	@echo '  make distclean   remove $(BUILD) (kernel trees and objects too)'
 
 deps:
-	@scripts/deps.sh $(PACKAGES) $(EXTRA_PACKAGES)
+	@scripts/build/deps.sh $(PACKAGES) $(EXTRA_PACKAGES)
 
 tree:
-	@scripts/tree.sh $(KTAR) $(KSRC) $(PATCHES) $(TESTED_DEBIAN_VERSION)
+	@scripts/build/tree.sh $(KTAR) $(KSRC) $(PATCHES) $(TESTED_DEBIAN_VERSION)
 
 export:
-	@scripts/export.sh $(KSRC) $(PATCHES)
+	@scripts/build/export.sh $(KSRC) $(PATCHES)
 
 # SKIP_TREE=1: the caller has just run make tree (make test does).
 kernel: $(if $(SKIP_TREE),,tree)
 	@$(if $(FRAGMENTS_$(VARIANT)),:,echo "unknown VARIANT '$(VARIANT)'; valid: $(VARIANTS)" >&2; exit 1)
-	@if [ "$(VARIANT)" = base ] && [ ! -d $(BASE_TREE) ]; then \
+	@if [ "$(VARIANT)" = stock ] && [ ! -d $(BASE_TREE) ]; then \
 		git -C $(KSRC) worktree add -q --detach $(BASE_TREE) base; fi
-	@scripts/kconfig.sh $(VARIANT) $(TREE) $(OBJ) configs/pending.txt $(FRAGMENTS_$(VARIANT))
-	@scripts/kernel.sh $(VARIANT) $(TREE) $(OBJ)
+	@scripts/build/kconfig.sh $(VARIANT) $(TREE) $(OBJ) configs/pending.txt $(FRAGMENTS_$(VARIANT))
+	@scripts/build/kernel.sh $(VARIANT) $(TREE) $(OBJ)
 
 # The cowpin pinning driver (driver/cowpin/), built against OBJ with M=.
 driver:
 	@$(if $(FRAGMENTS_$(VARIANT)),:,echo "unknown VARIANT '$(VARIANT)'; valid: $(VARIANTS)" >&2; exit 1)
-	@scripts/driver.sh $(VARIANT) $(TREE) $(OBJ)
+	@scripts/build/driver.sh $(VARIANT) $(TREE) $(OBJ)
 
 guest:
-	@scripts/guest.sh
-	@scripts/upstream.sh $(KSRC)
-	@scripts/vmtests.sh $(KSRC)
+	@scripts/build/guest.sh
+	@scripts/build/upstream.sh $(KSRC)
+	@scripts/build/vmtests.sh $(KSRC)
 
 initramfs:
-	@scripts/initramfs.sh $(VARIANT) $(PROFILE) $(OBJ)
+	@scripts/build/initramfs.sh $(VARIANT) $(PROFILE) $(OBJ)
 
 # POLICY= (run, shell): one of VALID_POLICIES, or a space-separated list of them.
 VALID_POLICIES = exclusive refcount mapcount
@@ -143,74 +143,74 @@ check-args:
 	$(check_variant)
 
 run: check-args
-	@scripts/run-qemu.sh $(VARIANT) $(PROFILE) $(OBJ)
+	@scripts/boot/run-qemu.sh $(VARIANT) $(PROFILE) $(OBJ)
 
 test:
-	@MAKE="$(MAKE)" scripts/test.sh
+	@MAKE="$(MAKE)" scripts/flow/test.sh
 
 check:
-	@scripts/check.sh
+	@scripts/check/check.sh
 
 # Bisectability: build every prefix of the series with CONFIG_COW_POLICY=y
 # and =n (slow: about 40 minutes on 2 cores).
 check-series: tree
-	@sh scripts/check-series.sh $(KSRC) $(PATCHES) $(BUILD)
+	@sh scripts/check/check-series.sh $(KSRC) $(PATCHES) $(BUILD)
 
 # The same prefixes, compiling only the objects the series touches (minutes).
 check-series-quick: tree
-	@QUICK=1 sh scripts/check-series.sh $(KSRC) $(PATCHES) $(BUILD)
+	@QUICK=1 sh scripts/check/check-series.sh $(KSRC) $(PATCHES) $(BUILD)
 
 # The mutation check: tests/mutants/*.patch (MUTANTS="a b" for some), each
 # built on the series and booted; each must fail exactly its expected cells.
 MUTANTS ?=
 test-mutants: tree
-	@sh scripts/mutants.sh $(KSRC) $(MUTANTS)
+	@sh scripts/check/mutants.sh $(KSRC) $(MUTANTS)
 
 shell: check-args guest initramfs
-	@scripts/run-qemu.sh --shell $(VARIANT) $(PROFILE) $(OBJ)
+	@scripts/boot/run-qemu.sh --shell $(VARIANT) $(PROFILE) $(OBJ)
 
-# make bench: see scripts/bench.sh for the BENCH_* knobs (rounds, sizes, modes).
+# make bench: see scripts/flow/bench.sh for the BENCH_* knobs (rounds, sizes, modes).
 QUICK ?=
 bench:
-	@MAKE="$(MAKE)" QUICK="$(QUICK)" scripts/bench.sh
+	@MAKE="$(MAKE)" QUICK="$(QUICK)" scripts/flow/bench.sh
 
 bench_dir = $(if $(wildcard $(1)/raw.json $(1)/meta.env),$(1),$(RESULTS)/$(1))
 bench-report:
 	@test -n "$(RUN)" || { echo 'usage: make bench-report RUN=<results/bench-... dir>' >&2; exit 1; }
-	@$(SCIPY_PYTHON) scripts/benchstat.py report $(call bench_dir,$(RUN)) && cat $(call bench_dir,$(RUN))/summary.txt
+	@$(SCIPY_PYTHON) scripts/report/benchstat.py report $(call bench_dir,$(RUN)) && cat $(call bench_dir,$(RUN))/summary.txt
 
 bench-compare:
 	@test -n "$(A)" && test -n "$(B)" || { echo 'usage: make bench-compare A=<run dir> B=<run dir>' >&2; exit 1; }
-	@$(SCIPY_PYTHON) scripts/benchstat.py compare $(call bench_dir,$(A)) $(call bench_dir,$(B))
+	@$(SCIPY_PYTHON) scripts/report/benchstat.py compare $(call bench_dir,$(A)) $(call bench_dir,$(B))
 
 bench-repeatability:
-	@MAKE="$(MAKE)" scripts/bench-repeat.sh
+	@MAKE="$(MAKE)" scripts/flow/bench-repeat.sh
 
 test-harness-failures:
-	@MAKE="$(MAKE)" scripts/harness-failures.sh
+	@MAKE="$(MAKE)" scripts/check/harness-failures.sh
 
 # Host-side bad-input tests of the harness (seconds): unknown profile,
 # policy, variant, a missing package, corrupted and non-applying patches,
 # a guest that never boots. Run by make test after make check.
 test-bad-input:
-	@MAKE="$(MAKE)" scripts/test-bad-input.sh
+	@MAKE="$(MAKE)" scripts/check/test-bad-input.sh
 
 # systemtap (benchmarks/stap/): compile SCRIPT (default: all) on the host
 # for VARIANT into $(BUILD)/stap/<variant>/; the initramfs of that variant
 # then carries the modules, staprun and stapio.
 SCRIPT ?=
 stap: check-args
-	@scripts/stap.sh $(VARIANT) $(OBJ) $(SCRIPT)
+	@scripts/build/stap.sh $(VARIANT) $(OBJ) $(SCRIPT)
 
 # make trace PROFILE=<p> POLICY=<policy> SCRIPT=<name> [WORKLOAD="cmd args"]
 trace: check-args
-	@MAKE="$(MAKE)" SCRIPT="$(SCRIPT)" WORKLOAD="$(WORKLOAD)" scripts/trace.sh
+	@MAKE="$(MAKE)" SCRIPT="$(SCRIPT)" WORKLOAD="$(WORKLOAD)" scripts/flow/trace.sh
 
 # The flip stress for DURATION minutes (default 30) on VARIANT (default
 # debug) in the flip profile: make soak DURATION=30
 DURATION ?= 30
 soak:
-	@MAKE="$(MAKE)" DURATION="$(DURATION)" VARIANT="$(if $(filter command line,$(origin VARIANT)),$(VARIANT),debug)" scripts/soak.sh
+	@MAKE="$(MAKE)" DURATION="$(DURATION)" VARIANT="$(if $(filter command line,$(origin VARIANT)),$(VARIANT),debug)" scripts/flow/soak.sh
 
 clean:
 	rm -rf $(RESULTS) $(BUILD)/guest $(BUILD)/initramfs

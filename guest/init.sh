@@ -1,7 +1,7 @@
 #!/bin/busybox sh
 # guest/init.sh: PID 1 of the test guest (POSIX sh, run by busybox sh).
 #
-# Contract with the host (scripts/run-qemu.sh):
+# Contract with the host (scripts/boot/run-qemu.sh):
 #   COWTEST-BOOT ...         banner: kernel release, seconds from boot to here
 #   TAP version 13 ... 1..N  one line per (policy, program); each program's own
 #                            TAP is indented by 4 spaces under "# policy=P test=T"
@@ -65,7 +65,7 @@ echo "COWTEST-BOOT kernel=$(uname -r) variant=$VARIANT profile=$PROFILE boot_to_
 echo "# groups: $TEST_GROUPS; policies: $POLICIES; per-test timeout ${TEST_TIMEOUT}s"
 
 # The results channel: a raw virtio disk with serial "cowtest-results"
-# (scripts/run-qemu.sh). The runner's TAP (its own lines and every
+# (scripts/boot/run-qemu.sh). The runner's TAP (its own lines and every
 # program's indented output) is kept in /tmp/results.tap and copied to
 # that disk after each program, so the host reads the results as data,
 # apart from the console, which stays for people and for the log scan.
@@ -118,7 +118,7 @@ fi
 # turning every policy but exclusive into a skip.  Tests read the same
 # expectation from COWTEST_COW_POLICY (cowtest.c: cow_policy_expected()).
 case $VARIANT in
-nocow | base) COWTEST_COW_POLICY=0 ;;
+nocow | stock) COWTEST_COW_POLICY=0 ;;
 *) COWTEST_COW_POLICY=1 ;;
 esac
 export COWTEST_COW_POLICY

@@ -1,4 +1,4 @@
-# qemu-profiles/base.profile: sourced by the host (scripts/run-qemu.sh) and
+# qemu-profiles/base.profile: sourced by the host (scripts/boot/run-qemu.sh) and
 # by the guest runner (guest/init.sh). POSIX sh assignments only.
 PROFILE_DESC="base: 2 vCPUs, 2 GiB RAM, multi-threaded TCG (or KVM when it works)"
 # FEATURES: what the profile sets up, each from its one snippet in

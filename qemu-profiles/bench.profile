@@ -1,5 +1,5 @@
-# qemu-profiles/bench.profile: the guest of make bench (scripts/bench.sh).
-# scripts/bench.sh chooses the QEMU options per measurement mode itself
+# qemu-profiles/bench.profile: the guest of make bench (scripts/flow/bench.sh).
+# scripts/flow/bench.sh chooses the QEMU options per measurement mode itself
 # (deterministic: 1 vCPU, -icount shift=0,sleep=off; wall-clock: 2 vCPUs);
 # QEMU_ARGS here is what make run / make shell PROFILE=bench use.
 PROFILE_DESC="bench: cowpin loaded, THP madvise, KSM ready, swap on /dev/vda if attached"

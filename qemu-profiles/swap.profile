@@ -1,5 +1,5 @@
 # qemu-profiles/swap.profile: a fresh 256 MiB virtio disk per run
-# (QEMU_DISKS, made by scripts/run-qemu.sh) as /dev/vda, used as swap, and a
+# (QEMU_DISKS, made by scripts/boot/run-qemu.sh) as /dev/vda, used as swap, and a
 # 16 MiB scratch disk /dev/vdb for O_DIRECT (tests/guest/scn_odirect.c), and
 # /dev/vdc, a swap disk that needs stable pages (queue/stable_writes = 1, so
 # swapon sets SWP_STABLE_WRITES) and writes at 4 KiB/s (QEMU throttling), so

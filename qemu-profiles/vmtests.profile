@@ -1,11 +1,11 @@
 # qemu-profiles/vmtests.profile: 6.1's own mm selftests under
-# every policy: tests/groups/vmtests.list, run by guest/vm_selftest.sh
+# every policy: tests/groups/vmtests.list, run by guest/adapters/vm_selftest.sh
 # against tests/expect/vm-selftests.tsv. Swap on /dev/vda (khugepaged's
 # swap-in cases, MADV_PAGEOUT), 288 reserved 2 MiB hugetlb pages (userfaultfd
 # hugetlb: 2 x 128 MiB and slack) and hugetlbfs on /mnt/huge (userfaultfd
 # hugetlb_shared), THP madvise (the tests set their own THP and khugepaged
 # knobs and restore them), KSM, debugfs (gup_test, split_huge_pages). make test boots it on
-# the cow kernel and on the unpatched 6.1 kernel (variant base), whose
+# the cow kernel and on the unpatched 6.1 kernel (variant stock), whose
 # results must equal exclusive's.
 PROFILE_DESC="vmtests: swap on /dev/vda, 288 hugetlb pages on /mnt/huge, THP madvise, debugfs; 6.1 tools/testing/selftests/vm"
 FEATURES="swap thp hugetlb ksm"
@@ -13,7 +13,7 @@ THP_ENABLED=madvise HUGETLB_PAGES=256
 QEMU_ARGS="-smp 2 -m 3G"
 QEMU_DISKS="swap:512M"
 KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=4 hugepages=288"
-# guest/vm_selftest.sh kills a program after VM_SELFTEST_TIMEOUT (300 s;
+# guest/adapters/vm_selftest.sh kills a program after VM_SELFTEST_TIMEOUT (300 s;
 # the slowest, userfaultfd hugetlb, took 20-66 s under TCG); the runner's
 # own limit is above it. Three policies took 7-14 min under TCG: the QEMU
 # run gets 40 min.

@@ -419,7 +419,7 @@ static void cell(size_t c, size_t b)
 		if (!scn_has_features(need, missing, sizeof(missing))) {
 			char why[64];
 
-			/* The judge reads "needs <feature>" (scripts/judge.py). */
+			/* The judge reads "needs <feature>" (scripts/report/judge.py). */
 			snprintf(why, sizeof(why), "needs %s", missing);
 			tap_diag("%s: profile FEATURES: %s", name,
 				 getenv("COWTEST_FEATURES") ?: "(unset)");

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * stap_check: runs the systemtap script benchmarks/stap/cow_decisions.stp
- * (compiled on the host by scripts/stap.sh, /usr/lib/stap/cow_decisions.ko
+ * (compiled on the host by scripts/build/stap.sh, /usr/lib/stap/cow_decisions.ko
  * in the image) with staprun during a small scenario under each policy,
  * and checks that the decisions it counted agree exactly with the
  * /proc/vmstat cow_* deltas over the same interval.

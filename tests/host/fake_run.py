@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """tests/host/fake_run.py OUT VARIANT PROFILE [MUTATION...]: a made-up
-guest run for make check (scripts/check.sh), written as the results disk
+guest run for make check (scripts/check/check.sh), written as the results disk
 holds it: OUT/VARIANT-PROFILE.tap and a console log with the banners.
 
 Every program the profile plans prints one passing point; every scenario
@@ -25,7 +25,7 @@ import subprocess
 import sys
 
 top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(top, 'scripts'))
+sys.path.insert(0, os.path.join(top, 'scripts', 'report'))
 import judge  # noqa: E402
 
 
@@ -140,7 +140,7 @@ def main():
         f.write('# cow-policy run fake: variant=%s profile=%s accel=tcg timeout=1s\n'
                 'COWTEST-BOOT kernel=6.1.0-fake variant=%s profile=%s boot_to_runner_s=1\n'
                 % (variant, profile, variant, profile))
-    subprocess.run([sys.executable, os.path.join(top, 'scripts', 'results.py'), out],
+    subprocess.run([sys.executable, os.path.join(top, 'scripts', 'report', 'results.py'), out],
                    stdout=subprocess.DEVNULL, check=False)
 
 

@@ -2,7 +2,7 @@
 /*
  * tests/upstream/shim.h: build shim for upstream's (linux-source-6.12)
  * tools/testing/selftests/mm/cow.c and gup_longterm.c built against the
- * 6.1 tree's uapi headers (scripts/upstream.sh passes it with -include).
+ * 6.1 tree's uapi headers (scripts/build/upstream.sh passes it with -include).
  * Only uapi definitions that 6.1 lacks, copied from 6.12's
  * include/uapi/linux/fs.h; no test logic.
  *

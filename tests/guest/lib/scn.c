@@ -160,7 +160,7 @@ static bool is_counter(const char *name)
 }
 
 /*
- * The guest observes, the host judges (scripts/judge.py): the RESULT line
+ * The guest observes, the host judges (scripts/report/judge.py): the RESULT line
  * carries the outcome, every non-zero counter delta, the case's declared
  * noise (slack) and whether the kernel has cow_* counters at all; the one
  * TAP point fails only when the program could not decide an outcome.

@@ -15,7 +15,7 @@
  *
  * and one TAP point, "<case>: observed <o>", that fails only when the
  * outcome is "error".  Whether the outcome and the counters are the
- * expected ones is decided on the host (scripts/judge.py) against
+ * expected ones is decided on the host (scripts/report/judge.py) against
  * tests/expect/scenarios.tsv, so that editing an expectation needs no
  * image rebuild.  The TAP plan is printed at the end by scn_finish().
  */

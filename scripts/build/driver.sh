@@ -1,0 +1,32 @@
+#!/bin/sh
+# scripts/build/driver.sh VARIANT KSRC OBJ: build the out-of-tree cowpin module
+# (driver/cowpin/) against a built kernel object dir. The sources are copied
+# to $BUILD/driver/VARIANT/ and built there with M=, so the repo stays clean;
+# the result, $BUILD/driver/VARIANT/cowpin.ko, goes into every initramfs of
+# that variant (scripts/build/initramfs.sh). A module build is light: no lock.
+set -eu
+. "$(dirname "$0")/../lib.sh"
+variant=$1
+ksrc=$(cd "$2" && pwd) || die "driver: no kernel tree $2"
+obj=$(cd "$3" && pwd) || die "driver: no object dir $3 (run make kernel VARIANT=$variant)"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+start=$(now)
+[ -f "$obj/Module.symvers" ] || die "driver: no $obj/Module.symvers (run make kernel VARIANT=$variant)"
+dir="$BUILD/driver/$variant"
+log="$dir/build.log"
+mkdir -p "$dir"
+# Copy only changed files, so that an unchanged driver is not rebuilt.
+for f in "$top"/driver/cowpin/*.c "$top"/driver/cowpin/*.h "$top"/driver/cowpin/Kbuild; do
+	cmp -s "$f" "$dir/$(basename "$f")" || cp "$f" "$dir/"
+done
+if ! make -C "$ksrc" O="$obj" M="$dir" CC="ccache gcc" W=1 modules >"$log" 2>&1; then
+	grep -E 'error|warning' "$log" | head -n 20 >&2 || true
+	stage "driver $variant" "FAILED (log: $log)" "$start"
+	exit 1
+fi
+if grep -q 'warning:' "$log"; then
+	grep 'warning:' "$log" >&2
+	stage "driver $variant" "FAILED (compiler warnings, log: $log)" "$start"
+	exit 1
+fi
+stage "driver $variant" "ok ($dir/cowpin.ko)" "$start"

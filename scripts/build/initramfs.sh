@@ -1,0 +1,69 @@
+#!/bin/sh
+# scripts/build/initramfs.sh VARIANT PROFILE OBJ: build the dracut image of one
+# (variant, profile) into $BUILD/initramfs/VARIANT-PROFILE.img. It holds the
+# runner as /init, busybox and strace (with their libraries), the guest
+# programs, the variant's kernel modules and the per-run files (profile,
+# run.conf, test group lists).
+set -eu
+. "$(dirname "$0")/../lib.sh"
+variant=$1 profile=$2 obj=$3
+top=$(cd "$(dirname "$0")/../.." && pwd)
+start=$(now)
+load_profile "$top/qemu-profiles" "$profile"
+kver=$(kernel_release "$obj")
+[ -x "$BUILD/guest/bin/qemu-exit" ] || die "initramfs: no guest programs (run make guest)"
+
+dir="$BUILD/initramfs"
+stagedir="$dir/$variant-$profile.d"
+img="$dir/$variant-$profile.img"
+rm -rf "$stagedir" "$dir/empty-confdir"
+mkdir -p "$stagedir/usr/bin" "$stagedir/etc/cowtest/groups" "$dir/empty-confdir"
+cp "$top/guest/init.sh" "$stagedir/init"
+chmod 755 "$stagedir/init"
+cp "$BUILD/guest/bin/"* "$stagedir/usr/bin/"
+cp "$top/qemu-profiles/$profile.profile" "$stagedir/etc/cowtest/profile"
+mkdir -p "$stagedir/etc/cowtest/features"
+cp "$top"/qemu-profiles/features/*.setup "$stagedir/etc/cowtest/features/"
+for l in "$top"/tests/groups/*.list "$top"/guest/groups/*.list; do
+	[ -f "$l" ] && cp "$l" "$stagedir/etc/cowtest/groups/"
+done
+# Expectations of the scenario tests (tests/expect/scenarios.tsv).
+mkdir -p "$stagedir/etc/cowtest/expect"
+cp "$top"/tests/expect/*.tsv "$stagedir/etc/cowtest/expect/" 2>/dev/null || true
+cat >"$stagedir/etc/cowtest/run.conf" <<EOC
+VARIANT=$variant
+PROFILE=$profile
+TEST_TIMEOUT=${TEST_TIMEOUT:-120}
+EOC
+if [ -d "$obj/modinst/lib/modules/$kver" ]; then
+	mkdir -p "$stagedir/usr/lib/modules"
+	cp -a "$obj/modinst/lib/modules/$kver" "$stagedir/usr/lib/modules/"
+	rm -f "$stagedir/usr/lib/modules/$kver/build" "$stagedir/usr/lib/modules/$kver/source"
+fi
+
+# The cowpin driver (make driver), when built for this variant.
+if [ -f "$BUILD/driver/$variant/cowpin.ko" ]; then
+	mkdir -p "$stagedir/usr/lib/modules"
+	cp "$BUILD/driver/$variant/cowpin.ko" "$stagedir/usr/lib/modules/cowpin.ko"
+fi
+
+# systemtap modules (scripts/build/stap.sh, make stap) for this variant: the
+# modules in /usr/lib/stap, staprun and stapio with their libraries.
+install="strace busybox mke2fs"
+if ls "$BUILD/stap/$variant/"*.ko >/dev/null 2>&1 && command -v staprun >/dev/null 2>&1; then
+	mkdir -p "$stagedir/usr/lib/stap"
+	cp "$BUILD/stap/$variant/"*.ko "$stagedir/usr/lib/stap/"
+	install="$install staprun /usr/lib/systemtap/stapio"
+fi
+
+log="$dir/$variant-$profile.dracut.log"
+if ! dracut --conf /dev/null --confdir "$dir/empty-confdir" -N --no-kernel \
+	--no-early-microcode --no-compress -m bash \
+	--include "$stagedir" / --install "$install" \
+	-f "$img" "$kver" >"$log" 2>&1; then
+	tail -n 20 "$log" >&2
+	stage "initramfs $variant-$profile" "FAILED (log: $log)" "$start"
+	exit 1
+fi
+size=$(du -k "$img" | cut -f1)
+stage "initramfs $variant-$profile" "ok ($img, ${size} KiB)" "$start"

@@ -1,0 +1,81 @@
+#!/bin/sh
+# scripts/build/kconfig.sh VARIANT TREE OBJ PENDING FRAGMENT...
+# tinyconfig + merge_config.sh -m FRAGMENTs + olddefconfig, then validate
+# (as tools/testing/kunit/kunit.py does): every option the fragments ask for
+# must hold in the final .config. Options listed in PENDING only warn.
+# Reconfigures only when the fragments or the tree's Kconfig files changed.
+set -eu
+. "$(dirname "$0")/../lib.sh"
+variant=$1 tree=$2 obj=$3 pending=$4
+shift 4
+start=$(now)
+mkdir -p "$obj"
+key=$({
+	hash_files "$@" "$pending"
+	git -C "$tree" rev-parse HEAD
+	git -C "$tree" diff HEAD -- '*Kconfig*'
+} | sha256sum | cut -d' ' -f1)
+stampf="$obj/.cowtest-config.stamp"
+if [ -f "$obj/.config" ] && [ "$(cat "$stampf" 2>/dev/null)" = "$key" ]; then
+	stage "config $variant" "ok (unchanged)" "$start"
+	exit 0
+fi
+rm -f "$stampf"
+log="$obj/config.log"
+if ! {
+	make -C "$tree" O="$obj" tinyconfig &&
+		"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$@" &&
+		make -C "$tree" O="$obj" olddefconfig
+} >"$log" 2>&1; then
+	tail -n 20 "$log" >&2
+	stage "config $variant" "FAILED (log: $log)" "$start"
+	exit 1
+fi
+
+# Validate. Requested options: the fragments in order, later ones win.
+# "=n" and "is not set" both mean "must not be set" (absent is fine).
+bad=$(awk -v pendingfile="$pending" '
+	function want_line(line,   n, k) {
+		if (line ~ /^CONFIG_[A-Za-z0-9_]+=/) {
+			n = index(line, "="); k = substr(line, 1, n - 1)
+			val = substr(line, n + 1); if (val == "n") val = "is not set"
+			return k
+		}
+		if (line ~ /^# CONFIG_[A-Za-z0-9_]+ is not set$/) {
+			split(line, parts, " "); val = "is not set"; return parts[2]
+		}
+		return ""
+	}
+	BEGIN {
+		while ((getline l < pendingfile) > 0) {
+			sub(/#.*/, "", l); gsub(/[ \t]/, "", l)
+			if (l != "") pending[l] = 1
+		}
+	}
+	FILENAME != dotconfig { k = want_line($0); if (k != "") { if (!(k in want)) order[++n] = k; want[k] = val }; next }
+	{ k = want_line($0); if (k != "") have[k] = val }
+	END {
+		for (i = 1; i <= n; i++) {
+			k = order[i]; w = want[k]
+			h = (k in have) ? have[k] : "is not set"
+			if (w == h) {
+				if ((k in pending) && (k in have)) print "NOTE " k
+				continue
+			}
+			if (k in pending && !(k in have)) { print "PENDING " k; continue }
+			print "DROPPED " k " (asked " (w == "is not set" ? "not set" : w) ", got " (k in have ? (h == "is not set" ? "not set" : h) : "absent") ")"
+		}
+	}' dotconfig="$obj/.config" "$@" "$obj/.config")
+
+printf '%s\n' "$bad" | sed -n 's/^PENDING \(.*\)/*** PENDING (not in this tree): \1 ***/p' >&2
+printf '%s\n' "$bad" | sed -n 's/^NOTE \(.*\)/NOTE: \1 is listed in configs\/pending.txt but now holds; remove it from pending.txt/p'
+dropped=$(printf '%s\n' "$bad" | sed -n 's/^DROPPED //p')
+if [ -n "$dropped" ]; then
+	echo "config $variant: options asked for by the fragments are not in the final .config" >&2
+	echo "(probably unmet dependencies; see 'make O=$obj menuconfig'):" >&2
+	printf '%s\n' "$dropped" | sed 's/^/    /' >&2
+	stage "config $variant" "FAILED ($(printf '%s\n' "$dropped" | wc -l) dropped options)" "$start"
+	exit 1
+fi
+echo "$key" >"$stampf"
+stage "config $variant" "ok ($(printf '%s\n' "$@" | sed 's|.*/||' | tr '\n' ' ')validated)" "$start"

@@ -1,0 +1,93 @@
+#!/bin/sh
+# scripts/build/tree.sh KTAR KSRC PATCHDIR TESTED_DEBIAN_VERSION
+# Unpack Debian's linux-source-6.1 into a git tree (tag "base") if absent,
+# then apply patches/series onto branch cow-policy with git am, no fuzz.
+set -eu
+. "$(dirname "$0")/../lib.sh"
+ktar=$1 ksrc=$2 patchdir=$3 tested=$4
+FORCE=${FORCE:-}
+GIT_IDENT="-c user.name=cow-policy -c user.email=cow-policy@localhost"
+
+installed=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true)
+if [ -n "$installed" ] && [ "$installed" != "$tested" ]; then
+	echo "NOTICE: the series was last tested on Debian linux-source-6.1 $tested; installed is $installed"
+fi
+
+# --- unpack -------------------------------------------------------------
+if [ ! -d "$ksrc/.git" ]; then
+	start=$(now)
+	[ -f "$ktar" ] || die "missing $ktar: run 'make deps' (package linux-source-6.1)"
+	[ ! -e "$ksrc" ] || die "$ksrc exists but is not a git tree; move it away"
+	tmp="$ksrc.unpack.$$"
+	rm -rf "$tmp" && mkdir -p "$tmp"
+	tar -xJf "$ktar" -C "$tmp"
+	mv "$tmp/linux-source-6.1" "$ksrc"
+	rmdir "$tmp"
+	# Debian's .gitignore ends by ignoring everything; drop that block.
+	awk '/^# Debian packaging: ignore everything/ { exit } { print }' \
+		"$ksrc/.gitignore" >"$ksrc/.gitignore.new"
+	mv "$ksrc/.gitignore.new" "$ksrc/.gitignore"
+	(
+		cd "$ksrc"
+		git init -q
+		git add -A
+		# shellcheck disable=SC2086
+		git $GIT_IDENT commit -q -m "Debian linux-source-6.1 ${installed:-unknown}"
+		git tag base
+	)
+	stage "unpack" "ok ($ksrc)" "$start"
+fi
+
+# --- patch --------------------------------------------------------------
+start=$(now)
+stampf="$ksrc/.git/cow-policy.stamp"
+patches=$(series_patches "$patchdir")
+npatches=0
+files=""
+for p in $patches; do
+	[ -f "$patchdir/$p" ] || die "patches/series lists $p but $patchdir/$p does not exist"
+	files="$files $patchdir/$p"
+	npatches=$((npatches + 1))
+done
+# shellcheck disable=SC2086
+key=$(hash_files "$patchdir/series" $files)
+head=$(git -C "$ksrc" rev-parse -q --verify refs/heads/cow-policy || true)
+branch=$(git -C "$ksrc" symbolic-ref -q --short HEAD || true)
+base=$(git -C "$ksrc" rev-parse base)
+stamp_key='' stamp_head=''
+if [ -f "$stampf" ]; then read -r stamp_key stamp_head <"$stampf"; fi
+
+if [ "$key" = "$stamp_key" ] && [ "$head" = "$stamp_head" ] && [ "$branch" = cow-policy ]; then
+	stage "patch" "ok (series unchanged, $npatches patches)" "$start"
+	exit 0
+fi
+
+# Never throw away a developer's work in the tree.
+if [ -z "$FORCE" ]; then
+	if [ -n "$(git -C "$ksrc" status --porcelain --untracked-files=no)" ]; then
+		die "patch: $ksrc has uncommitted changes; commit them and run 'make export' (or FORCE=1 to discard)"
+	fi
+	if [ -n "$head" ] && [ "$head" != "$stamp_head" ] && [ "$head" != "$base" ]; then
+		die "patch: branch cow-policy has commits that are not in patches/ ('make export' them, or FORCE=1 to discard)"
+	fi
+fi
+
+rm -f "$stampf"
+git -C "$ksrc" checkout -q -f -B cow-policy base
+for p in $patches; do
+	abs=$(cd "$patchdir" && pwd)/$p
+	# shellcheck disable=SC2086
+	if ! out=$(git -C "$ksrc" $GIT_IDENT am -q --no-3way --committer-date-is-author-date "$abs" 2>&1); then
+		git -C "$ksrc" am --abort >/dev/null 2>&1 || true
+		failing=$(printf '%s\n' "$out" | sed -n \
+			-e 's/^error: patch failed: \(.*\):[0-9]*$/\1/p' \
+			-e 's/^error: \(.*\): does not exist in index$/\1/p' \
+			-e 's/^error: \(.*\): already exists in index$/\1/p' \
+			-e 's/^error: \(.*\): No such file or directory$/\1/p' | sort -u | tr '\n' ' ')
+		printf '%s\n' "$out" | sed 's/^/    /' >&2
+		stage "patch" "FAILED" "$start"
+		die "patch $p does not apply: ${failing:-see git am output above}"
+	fi
+done
+echo "$key $(git -C "$ksrc" rev-parse HEAD)" >"$stampf"
+stage "patch" "ok ($npatches patches applied on base)" "$start"

@@ -1,0 +1,377 @@
+#!/bin/sh
+# scripts/check/check.sh: fast host-side checks (no QEMU, no kernel build). Each
+# check is one counted test: "ok - NAME", "not ok - NAME: why" or
+# "ok - NAME # SKIP why". Ends with "N passed, N failed, N skipped".
+set -u
+. "$(dirname "$0")/../lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+KSRC=${KSRC:-$top/build/linux-source-6.1}
+PATCHES=${PATCHES:-$top/patches}
+start=$(now)
+pass=0 fail=0 skip=0
+ok() { pass=$((pass + 1)); echo "ok - $1"; record pass "check: $1"; }
+notok() { fail=$((fail + 1)); echo "not ok - $1: $2"; record fail "check: $1"; }
+skip() { skip=$((skip + 1)); echo "ok - $1 # SKIP $2"; record skip "check: $1"; }
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+
+# 1. shell scripts: sh -n, and shellcheck when installed.
+have_sc=0
+command -v shellcheck >/dev/null 2>&1 && have_sc=1
+for f in scripts/lib.sh scripts/*/*.sh guest/init.sh guest/adapters/*.sh .ci/run; do
+	[ -f "$f" ] || continue
+	if ! sh -n "$f" 2>"$tmp"; then
+		notok "sh -n $f" "$(head -n 3 "$tmp")"
+	elif [ $have_sc = 1 ] && ! shellcheck -s sh -S warning -x -P scripts "$f" >"$tmp" 2>&1; then
+		notok "shellcheck $f" "$(grep -c '^In ' "$tmp") findings"
+		sed 's/^/    /' "$tmp"
+	else
+		ok "shell $f${have_sc:+ (sh -n$([ $have_sc = 1 ] && echo ', shellcheck'))}"
+	fi
+done
+
+# 2. config fragments and the pending list.
+for f in configs/*.config; do
+	bad=$(grep -n -v -E '^(#.*|[[:space:]]*|CONFIG_[A-Za-z0-9_]+=([ynm]|-?[0-9]+|0x[0-9a-fA-F]+|"[^"]*"))$' "$f")
+	if [ -n "$bad" ]; then notok "config syntax $f" "$(echo "$bad" | head -n 3 | tr '\n' ' ')"; else ok "config syntax $f"; fi
+done
+bad=$(sed 's/#.*//' configs/pending.txt | grep -v -E '^[[:space:]]*(CONFIG_[A-Za-z0-9_]+)?[[:space:]]*$')
+if [ -n "$bad" ]; then notok "configs/pending.txt syntax" "$bad"; else ok "configs/pending.txt syntax"; fi
+
+# 3. QEMU profiles and test group lists.
+for f in qemu-profiles/*.profile; do
+	p=$(basename "$f" .profile)
+	why=$( (
+		load_profile qemu-profiles "$p" >/dev/null 2>&1 || { echo "does not source"; exit; }
+		[ -n "$PROFILE_DESC" ] || echo "no PROFILE_DESC"
+		case $KERNEL_CMDLINE in *console=ttyS0*) ;; *) echo "KERNEL_CMDLINE lacks console=ttyS0" ;; esac
+		[ -n "$TEST_GROUPS" ] || echo "no TEST_GROUPS"
+		for g in $TEST_GROUPS; do
+			[ -f "tests/groups/$g.list" ] || [ -f "guest/groups/$g.list" ] || echo "no list for group $g"
+		done
+		printf '%s\n' "$GUEST_SETUP" | sh -n 2>/dev/null || echo "GUEST_SETUP has a syntax error"
+		for feat in $FEATURES; do
+			[ -f "qemu-profiles/features/$feat.setup" ] || echo "no qemu-profiles/features/$feat.setup for feature $feat"
+		done
+	) | tr '\n' ' ')
+	if [ -n "$why" ]; then notok "profile $p" "$why"; else ok "profile $p"; fi
+done
+for f in qemu-profiles/features/*.setup; do
+	if sh -n "$f" 2>"$tmp"; then ok "feature $(basename "$f" .setup)"
+	else notok "feature $(basename "$f" .setup)" "$(head -n 1 "$tmp")"; fi
+done
+for f in tests/groups/*.list guest/groups/*.list; do
+	[ -f "$f" ] || continue
+	missing=""
+	for prog in $(sed 's/#.*//' "$f" | awk 'NF { print $1 }'); do
+		[ -f "tests/guest/$prog.c" ] || [ -f "guest/$prog.c" ] || [ -f "guest/adapters/$prog.sh" ] ||
+			[ -f "benchmarks/$prog.c" ] || missing="$missing $prog"
+	done
+	if [ -n "$missing" ]; then notok "group list $f" "no program:$missing"; else ok "group list $f"; fi
+done
+
+# tests/expect/vm-selftests.tsv: every row names an invocation of
+# tests/groups/vmtests.list, a known policy and a result vm_selftest prints.
+if [ -f tests/expect/vm-selftests.tsv ]; then
+	why=$(sed -n 's/^vm_selftest //p' tests/groups/vmtests.list | sed 's/[[:space:]]*#.*//' |
+		awk -F '\t' 'NR == FNR { inv[$0] = 1; next }
+		substr($0, 1, 1) == "#" || !NF { next }
+		NF < 4 { print "line " FNR ": fewer than 4 columns"; next }
+		$1 !~ /^(all|exclusive|refcount|mapcount)$/ { print "line " FNR ": policy " $1 }
+		!($2 in inv) { print "line " FNR ": not in vmtests.list: " $2 }
+		$3 !~ /^(pass|fail|skip|timeout)$/ { print "line " FNR ": result " $3 }' - tests/expect/vm-selftests.tsv)
+	if [ -n "$why" ]; then notok "expectations vm-selftests.tsv" "$(echo "$why" | head -n 3 | tr '\n' ';')"; else ok "expectations vm-selftests.tsv"; fi
+fi
+
+# 4. guest C programs compile (syntax only).
+for f in tests/guest/*.c guest/*.c benchmarks/*.c; do
+	[ -f "$f" ] || continue
+	inc=""
+	[ -d tests/guest/lib ] && inc="-Itests/guest/lib"
+	if gcc -fsyntax-only -O2 -Wall -Wextra -Werror $inc "$f" >"$tmp" 2>&1; then ok "compile $f"; else notok "compile $f" "$(head -n 3 "$tmp")"; fi
+done
+
+# 5. patches/series: every listed patch exists, every patch is listed.
+if [ ! -d "$PATCHES" ]; then
+	skip "patches/series consistent" "no patches/ directory yet"
+else
+	why=""
+	listed=$(series_patches "$PATCHES")
+	for p in $listed; do [ -f "$PATCHES/$p" ] || why="$why missing:$p"; done
+	for f in "$PATCHES"/*.patch "$PATCHES"/*.diff; do
+		[ -f "$f" ] || continue
+		b=$(basename "$f")
+		printf '%s\n' "$listed" | grep -qxF "$b" || why="$why unlisted:$b"
+	done
+	if [ -n "$why" ]; then notok "patches/series consistent" "$why"; else ok "patches/series consistent ($(printf '%s\n' "$listed" | grep -c .) patches)"; fi
+fi
+
+# 6. files kept both here and in the tree must be identical.
+same() { # NAME OURS TREEFILE
+	if [ ! -f "$2" ]; then skip "$1" "$2 does not exist yet"
+	elif [ ! -f "$3" ]; then skip "$1" "not in the tree (run make tree): $3"
+	elif cmp -s "$2" "$3"; then ok "$1"
+	else notok "$1" "$2 differs from $3"; fi
+}
+same "Kconfig.cow == tree mm/Kconfig.cow" Kconfig.cow "$KSRC/mm/Kconfig.cow"
+same "sysctl doc == tree Documentation" sysctl-docs/cow_policy.rst \
+	"$KSRC/Documentation/admin-guide/sysctl/cow_policy.rst"
+
+# 7. checkpatch --strict on every listed patch.
+plist=""
+for p in $(series_patches "$PATCHES"); do [ -f "$PATCHES/$p" ] && plist="$plist $PATCHES/$p"; done
+if [ -z "$plist" ]; then
+	skip "checkpatch --strict" "no patches in patches/series"
+elif [ ! -x "$KSRC/scripts/checkpatch.pl" ]; then
+	skip "checkpatch --strict" "no kernel tree at $KSRC (run make tree)"
+else
+	for p in $plist; do
+		# PATH: checkpatch's spdxcheck.py wants Debian's python3 (python3-ply),
+		# not another python3 that may come first in PATH.
+		if (cd "$KSRC" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict -q --no-summary \
+			--ignore "${CHECKPATCH_IGNORE:-UNKNOWN_COMMIT_ID,EMBEDDED_FILENAME}" "$p") >"$tmp" 2>&1; then
+			ok "checkpatch --strict $(basename "$p")"
+		else
+			notok "checkpatch --strict $(basename "$p")" "$(grep -c -E '^(ERROR|WARNING|CHECK):' "$tmp") findings"
+			sed 's/^/    /' "$tmp"
+		fi
+	done
+fi
+
+# 7b. checkpatch --strict -f on the cowpin driver's sources.
+if [ ! -x "$KSRC/scripts/checkpatch.pl" ]; then
+	skip "checkpatch --strict driver/cowpin" "no kernel tree at $KSRC (run make tree)"
+elif (cd "$KSRC" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict -q --no-summary \
+	--no-tree -f "$top"/driver/cowpin/*.c "$top"/driver/cowpin/*.h "$top"/driver/cowpin/Kbuild) >"$tmp" 2>&1; then
+	ok "checkpatch --strict driver/cowpin"
+else
+	notok "checkpatch --strict driver/cowpin" "$(grep -c -E '^(ERROR|WARNING|CHECK):' "$tmp") findings"
+	sed 's/^/    /' "$tmp"
+fi
+
+# 8. the log scanner on canned logs.
+for f in tests/host/logs/*.log; do
+	b=$(basename "$f")
+	scripts/boot/scan-log.sh "$f" >"$tmp"
+	rc=$?
+	case $b in
+	clean-*) if [ $rc = 0 ]; then ok "scan-log $b is clean"; else notok "scan-log $b is clean" "$(head -n 1 "$tmp")"; fi ;;
+	bad-*) if [ $rc = 1 ]; then ok "scan-log flags $b"; else notok "scan-log flags $b" "not flagged"; fi ;;
+	esac
+done
+
+# 9. guest/adapters/vm_selftest.sh observes pass/fail/skip/timeout/crash the way
+# run_vmtests.sh reads an exit status and reports it for the host's judge
+# (exit 0); fake programs exit with their first argument.
+vt=$(mktemp -d)
+printf '#!/bin/sh\n[ "$1" = hang ] && exec sleep 30\n[ "$1" = crash ] && kill -SEGV $$\nexit "$1"\n' >"$vt/vm61_fake"
+chmod +x "$vt/vm61_fake"
+mkdir "$vt/scratch" && : >"$vt/scratch/left-over"
+printf 'all\tfake 1\tfail\tr\n' >"$vt/expect.tsv"
+vt_bad=""
+for c in "0:pass" "1:fail" "4:skip" "hang:timeout" "3:fail" "crash:crash"; do
+	VM_SELFTEST_BIN=$vt VM_SELFTEST_EXPECT=$vt/expect.tsv VM_SELFTEST_PREP=0 \
+		VM_SELFTEST_SCRATCH=$vt/scratch VM_SELFTEST_TIMEOUT=1 \
+		sh guest/adapters/vm_selftest.sh fake ${c%:*} >"$tmp" 2>&1
+	vrc=$?
+	[ $vrc = 0 ] && grep -q "^# VMSELFTEST .* result=${c#*:} " "$tmp" || vt_bad="$vt_bad '${c%:*}'"
+done
+[ -e "$vt/scratch/left-over" ] && vt_bad="$vt_bad scratch-not-emptied"
+rm -rf "$vt"
+if [ -z "$vt_bad" ]; then ok "vm_selftest observes pass, fail, skip, timeout and a crash apart"
+else notok "vm_selftest observations" "wrong result for:$vt_bad"; fi
+
+# 12. a run that dies before it starts still counts as a failed run.
+rc_counts=$(mktemp)
+(COWTEST_COUNTS=$rc_counts run_counted cow no-such-profile >/dev/null 2>&1)
+if grep -q '^fail run cow-no-such-profile ' "$rc_counts"; then ok "a run that never starts is counted as failed"
+else notok "a run that never starts is counted as failed" "no fail record"; fi
+rm -f "$rc_counts"
+
+# 13. scripts/report/judge.py, the one judge, on made-up runs (tests/host/fake_run.py:
+# every planned program passes and every scenario row of the profile reports
+# exactly its expectation) with one hole reopened at a time: each must fail
+# with the name of what broke, and a clean run must pass.
+jd=$(mktemp -d)
+jd_case() { # WANT-RC WANT-OUTPUT WHAT RUNS [MUTATION] [-- JUDGE-ARGS...]
+	want_rc=$1 want_out=$2 what=$3 runs=$4
+	shift 4
+	mut=
+	if [ $# -gt 0 ] && [ "$1" != -- ]; then mut=$1; shift; fi
+	[ "${1:-}" != -- ] || shift
+	rm -rf "${jd:?}"/*
+	for vp in $runs; do
+		python3 tests/host/fake_run.py "$jd" "${vp%%:*}" "${vp#*:}" ${mut:+"$mut"}
+	done
+	out=$(python3 scripts/report/judge.py "$jd" "$@" 2>&1)
+	rc=$?
+	if [ $rc = "$want_rc" ] && echo "$out" | grep -q -F -- "$want_out"; then ok "judge: $what"
+	else notok "judge: $what" "exit $rc: $(echo "$out" | head -n 3 | tr '\n' ' ' | cut -c1-200)"; fi
+}
+all_runs="cow:base nocow:base cow:thp cow:pin cow:swap cow:pmem cow:flip cow:bootparam cow:vmtests stock:vmtests cow:upstream"
+jd_case 0 " 0 failed," "a clean run of every profile passes" "$all_runs" -- --runs "$all_runs"
+jd_case 1 "fail: cow-base mapcount/-: vmsplice-4k: expected ok, did not run" \
+	"a scenario cell that never ran fails by name" cow:base drop=vmsplice-4k
+jd_case 1 "fail: nocow-base exclusive/-: vmsplice-4k: expected ok, did not run" \
+	"a cell that never ran on a kernel without the sysctl fails" nocow:base drop=vmsplice-4k
+jd_case 1 "ksm-last: outcome copy (expected reuse)" "a mismatched outcome fails" \
+	cow:base outcome=ksm-last:copy
+jd_case 1 "vmsplice-4k: 32 decisions in all (want 16..18)" \
+	"a decision the row does not name fails on the total" cow:base counter=vmsplice-4k:cow_reuse_exclusive=16
+jd_case 1 "vmsplice-4k: cow_copy_refcount +32 (want 16..18)" \
+	"a counter past its slack fails" cow:base counter=vmsplice-4k:cow_copy_refcount=32
+jd_case 1 "the kernel reported no cow_* counters" \
+	"a cow kernel without cow_* counters fails its counter rows" cow:base counters=missing
+jd_case 1 "fail: cow-base mapcount/smoke: -: planned by the profile, did not run" \
+	"a program the profile plans that never ran fails" cow:base noprog=smoke
+jd_case 1 "skipped (fake) and no rule in tests/expect/skips.tsv expects it" \
+	"a skip no rule expects fails" cow:base skip=smoke
+jd_case 1 "exit status 139 is not the test's own (1)" \
+	"an expected selftest failure that crashed fails" cow:vmtests vmfail=split_huge_page_test:139
+jd_case 1 "new case: ran under another policy, not this one" \
+	"an upstream case missing under one policy fails" cow:upstream "upstream=new case"
+jd_case 1 "fail: cow-thp -/-: -: no results: the run did not start" \
+	"an expected run with no results fails" cow:base -- --runs "cow:base cow:thp"
+# The scenario table (tests/expect/backings.tsv against a profile's
+# FEATURES): a cell skipped for a feature its profile has fails; one the
+# profile lacks is skipped by rule.
+jd_case 1 "fork-write-thp-pmd: skipped (needs thp), but profile thp has thp" \
+	"a table cell skipped for a feature its profile has fails" cow:thp needs=fork-write-thp-pmd:thp
+jd_case 0 " 0 failed, 3 skipped by rule" \
+	"a table cell whose need the profile lacks is skipped by rule" cow:base needs=fork-write-swapped:swap
+# 6.1's selftests: exclusive must be compared with unpatched 6.1 on every
+# invocation; nothing to compare is not a pass.
+jd_case 1 "not compared with unpatched 6.1: no stock:vmtests results" \
+	"exclusive with no unpatched 6.1 run to compare with fails" cow:vmtests
+jd_case 1 "khugepaged: exclusive fail, unpatched 6.1 pass" \
+	"exclusive and unpatched 6.1 differing on an invocation fails" "cow:vmtests stock:vmtests" vmresult=khugepaged:fail
+# The reports are written from the judged results alone.
+jd_case 0 " 0 failed," "the upstream and selftest reports come from results.jsonl" "cow:upstream cow:vmtests stock:vmtests"
+if python3 scripts/report/upstream_report.py "$jd" >"$tmp" 2>&1 && grep -q '^| refcount | cow | ' "$jd/upstream.md" &&
+	python3 scripts/report/vmtests_report.py "$jd" >>"$tmp" 2>&1 && grep -q '^| `khugepaged` | pass 1s | pass 1s' "$jd/vm-selftests.md"; then
+	ok "upstream.md and vm-selftests.md from results.jsonl and judgement.jsonl"
+else notok "upstream.md and vm-selftests.md from results.jsonl" "$(head -n 3 "$tmp" | tr '\n' ' ')"; fi
+# The host decides: the same results judged against an edited expectation
+# fail that cell, with no image rebuilt.
+mkdir -p "$jd.exp" && cp tests/expect/*.tsv "$jd.exp/"
+sed -i 's/^\(ksm-last\tbase\tmapcount\t\)reuse/\1copy/' "$jd.exp/scenarios.tsv"
+jd_case 1 "ksm-last: outcome reuse (expected copy)" \
+	"an edited expectation is judged without rebuilding the image" cow:base -- --expect "$jd.exp"
+# A broken expectation file is refused with its row named, not judged.
+for bad in "vmsplice-4k	nosuch	exclusive	ok	-	r:no profile qemu-profiles/nosuch.profile" \
+	"vmsplice-4k	base	exclusive	ok	cow_copy_refcount~16	r:bad counter constraint" \
+	"vmsplice-4k	base	exclusive	ok	cow_copy_refcount=16	r:two rows for profile base" \
+	"vmsplice-4k	base	nosuch	ok	-	r:unknown policy" \
+	"ro-pin-4k	base	exclusive	ok	-	r:profile base lacks pin"; do
+	cp tests/expect/*.tsv "$jd.exp/"
+	echo "${bad%%:*}" >>"$jd.exp/scenarios.tsv"
+	if python3 scripts/report/judge.py "$jd" --expect "$jd.exp" >"$tmp" 2>&1; then
+		notok "judge: refuses an expectation with ${bad#*:}" "it judged"
+	elif grep -q -F "${bad#*:}" "$tmp"; then ok "judge: refuses an expectation with ${bad#*:}"
+	else notok "judge: refuses an expectation with ${bad#*:}" "$(head -n 1 "$tmp")"; fi
+done
+# The scenario table's cases and backings are the ones backings.tsv names.
+c_names=$(sed -n 's/^\t{ "\([a-z0-9-]*\)", \(back\|case\)_[a-z0-9_]* },$/\2 \1/p' tests/guest/scn_backings.c |
+	sed 's/^back /backing /' | sort | tr '\n' ' ')
+t_names=$(awk -F '\t' '/^(case|backing)\t/ { print $1, $2 }' tests/expect/backings.tsv | sort | tr '\n' ' ')
+if [ -n "$c_names" ] && [ "$c_names" = "$t_names" ]; then ok "scn_backings: its cases and backings are backings.tsv's"
+else notok "scn_backings: its cases and backings are backings.tsv's" "program '$c_names', table '$t_names'"; fi
+# The total of decisions counts what the guest counts.
+guest_dec=$(sed -n '/cow_decision_counters\[\] = {/,/};/p' tests/guest/lib/cowtest.c |
+	grep -o '"cow_[a-z_]*"' | tr -d '"' | tr '\n' ' ')
+host_dec=$(python3 -c 'import sys; sys.path.insert(0, "scripts/report"); import judge; print(" ".join(judge.DECISIONS))')
+if [ "$guest_dec" = "$host_dec " ]; then ok "judge: its decision counters are the guest's"
+else notok "judge: its decision counters are the guest's" "guest '$guest_dec', judge '$host_dec'"; fi
+rm -rf "$jd" "$jd.exp"
+
+# 14. scripts/report/results.py, the one parser of the runs' TAP: a run whose
+# programs all planned and printed their points passes and every case is in
+# results.jsonl; a program that printed nothing, or fewer points than it
+# planned, fails by name.
+rp=$(mktemp -d)
+rp_tap() { # FILE: a fake runner TAP; the program "two" prints POINTS
+	{
+		echo "TAP version 13"
+		echo "# policy=exclusive test=two"
+		printf '    TAP version 13\n    1..2\n'
+		printf '    # RESULT scenario=x outcome=ok\n    ok 1 - x: outcome ok\n'
+		[ "${2:-}" = short ] || printf '    ok 2 - x: counters\n'
+		echo "ok 1 - exclusive/two"
+		echo "# policy=exclusive test=vm_selftest_a"
+		echo "      ok 1 nested"
+		echo "    # VMSELFTEST policy=exclusive sysctl=yes result=pass expected=pass rc=0 secs=1 name=a"
+		echo "ok 2 - exclusive/vm_selftest_a"
+		if [ "${2:-}" = silent ]; then
+			echo "# policy=exclusive test=quiet"
+			echo "ok 3 - exclusive/quiet"
+		fi
+		echo "1..2"
+	} >"$rp/$1"
+}
+rp_case() { # WANT-RC WANT-OUTPUT WHAT
+	out=$(python3 scripts/report/results.py "$rp" 2>&1)
+	rc=$?
+	if [ $rc = "$1" ] && echo "$out" | grep -q -F -- "$2"; then ok "results.py: $3"
+	else notok "results.py: $3" "exit $rc: $(echo "$out" | tr '\n' ' ' | cut -c1-160)"; fi
+	rm -f "$rp"/*
+}
+rp_tap cow-base.tap
+rp_case 0 "3 cases observed (3 ok, 0 not ok, 0 skipped) of 2 program runs in 1 guest runs" "every case of a clean run, adapters included"
+rp_tap cow-base.tap short
+rp_case 1 "problem: cow-base exclusive/two: planned 2 points, printed 1" "a program that printed fewer points than planned fails"
+rp_tap cow-base.tap silent
+rp_case 1 "problem: cow-base exclusive/quiet: printed no TAP" "a program that printed nothing fails"
+rp_case 1 "0 cases observed" "a run directory without guest runs fails"
+rm -rf "$rp"
+
+# 15. scripts/report/mutants_report.py judges a mutant by its failing cells: caught
+# only when every failing cell is expected and every expected cell failed.
+mr=$(mktemp -d)
+mr_mutant() { # NAME RUN-VERDICT [MUTATION...]: a made-up run of one mutant
+	_m=$1 _v=$2
+	shift 2
+	mkdir -p "$mr/$_m"
+	python3 tests/host/fake_run.py "$mr/$_m" "$_m" base "$@"
+	echo "base $_v" >"$mr/$_m.runs"
+	printf '^base mapcount/scn_fake: ksm-last\n^base run$\n' >"$mr/$_m.expect"
+}
+mr_case() { # WANT-RC WHAT NAME
+	python3 scripts/report/mutants_report.py "$mr" "$3" >/dev/null 2>&1
+	if [ $? = "$1" ]; then ok "mutants_report: $2"; else notok "mutants_report: $2" "exit status not $1"; fi
+}
+mr_mutant caught FAILED outcome=ksm-last:copy
+mr_case 0 "a mutant failing exactly its expected cells is caught" caught
+mr_mutant missed ok
+mr_case 1 "a mutant that fails nothing is not caught" missed
+mr_mutant partial FAILED
+mr_case 1 "an expected cell that did not fail is reported" partial
+mr_case 1 "a mutant that never ran is not caught" neverran
+mr_mutant stray FAILED outcome=ksm-last:copy counter=vmsplice-4k:cow_copy_refcount=32
+mr_case 1 "a mutant that also fails a cell it should not is not caught" stray
+rm -rf "$mr"
+
+# 16. the benchmark statistics (scripts/report/benchstat.py, scipy.stats) give the
+# textbook values: Student's t quantiles, Welch's test on two samples whose
+# t is 2 with 8 degrees of freedom (p 0.0805), the order statistics of the
+# median's 95% interval (ranks 4..12 of 15, 40..61 of 100).
+if out=$(cd scripts/report && "${SCIPY_PYTHON:-/usr/bin/python3}" -c '
+import benchstat as b
+w = b.welch([1, 2, 3, 4, 5], [3, 4, 5, 6, 7])
+s = b.stats(list(range(1, 16)))
+assert abs(b.t_crit(8) - 2.306004) < 1e-5 and abs(b.t_crit(10) - 2.228139) < 1e-5, "t"
+assert abs(w["p"] - 0.080516) < 1e-5 and abs(w["d"] - 200 / 3) < 1e-9, w
+assert abs(w["half"] - 2.306004 / 3 * 100) < 1e-3, w
+assert (s["med_lo"], s["med_hi"]) == (4, 12) and b.median_rank(100) == 39, s
+m = b.median_diff([100] * 10, [101] * 10)
+assert (m["d"], m["lo"], m["hi"]) == (1.0, 1.0, 1.0), m
+' 2>&1); then ok "benchstat: textbook values from scipy.stats"
+else notok "benchstat: textbook values from scipy.stats" "$(echo "$out" | tail -n 1)"; fi
+
+echo "$pass passed, $fail failed, $skip skipped"
+if [ $fail = 0 ]; then
+	stage "check" "ok ($pass passed, $skip skipped)" "$start"
+else
+	stage "check" "FAILED ($fail failed)" "$start"
+	exit 1
+fi

@@ -1,0 +1,37 @@
+#!/bin/sh
+# scripts/check/harness-failures.sh (make test-harness-failures): boot guests that
+# panic, hang and print a kernel WARNING, and show that each run FAILS with
+# a clear message and a kept log. Passes when all three are caught.
+set -u
+. "$(dirname "$0")/../lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+MAKE=${MAKE:-make}
+for t in "kernel VARIANT=cow" guest "initramfs VARIANT=cow PROFILE=base"; do
+	# shellcheck disable=SC2086
+	"$MAKE" --no-print-directory $t || exit 1
+done
+unset COWTEST_COUNTS COWTEST_STAGES
+RUN_ID=$(date +%Y%m%d-%H%M%S)-harness-failures
+export RUN_ID
+pass=0 fail=0
+for mode in panic hang warn; do
+	case $mode in
+	panic) expect='Kernel panic' t=$TIMEOUT ;;
+	hang) expect='timeout after' t=${HANG_TIMEOUT:-60} ;;
+	warn) expect="'WARNING:'" t=$TIMEOUT ;;
+	esac
+	echo "---- HARNESS_SELFTEST=$mode: this run must FAIL ----"
+	out=$(RUN_NAME=cow-base-$mode HARNESS_SELFTEST=$mode TIMEOUT=$t scripts/boot/run-qemu.sh cow base "$BUILD/obj-cow" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | sed 's/^/  | /'
+	if [ $rc != 0 ] && printf '%s\n' "$out" | grep '^FAILED: ' | grep -qF "$expect"; then
+		echo "ok - $mode: the run failed as it must ($expect), log kept: $RESULTS/$RUN_ID/cow-base-$mode.log"
+		pass=$((pass + 1))
+	else
+		echo "not ok - $mode: the harness did not report the expected failure ($expect)"
+		fail=$((fail + 1))
+	fi
+done
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

@@ -1,0 +1,221 @@
+#!/bin/sh
+# scripts/flow/bench.sh (make bench): the A/B copy-on-write microbenchmarks.
+# Builds what it needs (tree, kernels in BENCH_VARIANTS with their cowpin
+# driver, guest programs, initramfs PROFILE=bench), then boots once per
+# (mode, kernel) and runs benchmarks/cowbench.c, which interleaves the
+# policies in a seeded random order per round. The raw data go to
+# results/bench-<date>-<id>/ (raw.csv, raw.json, meta.json, the console logs);
+# scripts/report/benchstat.py renders report.md, the plots and the summary table.
+# Running and reporting are separate: make bench-report RUN=<dir> re-renders.
+#
+# Knobs (environment, or make variables):
+#   QUICK=1            smoke run: tiny sizes, 1 measured round, det mode, cow only
+#   BENCH_MODES        "det wall" (det: -icount shift=0,sleep=off, 1 vCPU;
+#                      wall: 2 vCPUs, KVM when the probe works, else MTTCG)
+#   BENCH_VARIANTS     "cow stock" (stock = unpatched Debian 6.1, the baseline)
+#   BENCH_EXCL_ONLY    1: det mode also boots cow with "exclusive" alone
+#                      (cowx), the overhead comparison against stock; 0: not
+#   BENCH_ROUNDS (15) BENCH_WARMUP (2) BENCH_SEED (1)
+#   BENCH_SIZES        fork benchmark sizes in KiB, comma-separated ("256,4096")
+#   BENCH_FSIZE        page (fault) benchmark region in KiB (1024)
+#   BENCH_MINOPS       wall mode: pages written per sample (1024); forks = MINOPS/256
+#   BENCH_MINOPS_DET   det mode: the same (256: one pass over BENCH_FSIZE, so
+#                      that most samples contain no timer interrupt and the
+#                      median is the interrupt-free instruction count)
+#   BENCH_PHASE_DET    det mode: spin a seeded random 0..N-1 loops before each
+#                      timed section (1000000, about one 4 ms tick of
+#                      instructions), so that timer ticks fall at a random
+#                      phase on every kernel; 0 turns it off
+#   BENCH_LIST         benchmarks, comma-separated, or "all"
+#   BENCH_SWAP=1       attach a 256 MiB swap disk (swapin benchmark; the
+#                      disk I/O makes det mode non-repeatable)
+#   BENCH_RUN          results directory (default results/bench-<date>-<id>)
+#   BENCH_NOBUILD=1    use the kernels and images as they are
+set -u
+. "$(dirname "$0")/../lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+MAKE=${MAKE:-make}
+begin=$(now)
+: "${BUILD:=$top/build}" "${RESULTS:=$top/results}" "${PATCHES:=$top/patches}"
+export BUILD RESULTS PATCHES
+
+if [ "${QUICK:-0}" = 1 ]; then
+	: "${BENCH_MODES:=det}" "${BENCH_VARIANTS:=cow}" "${BENCH_ROUNDS:=1}"
+	: "${BENCH_WARMUP:=0}" "${BENCH_SIZES:=64}" "${BENCH_FSIZE:=64}" "${BENCH_MINOPS:=64}"
+	: "${BENCH_MINOPS_DET:=64}"
+fi
+: "${BENCH_MODES:=det wall}" "${BENCH_VARIANTS:=cow stock}"
+: "${BENCH_ROUNDS:=15}" "${BENCH_WARMUP:=2}" "${BENCH_SEED:=1}"
+: "${BENCH_SIZES:=256,4096}" "${BENCH_FSIZE:=1024}" "${BENCH_MINOPS:=1024}" "${BENCH_LIST:=all}"
+: "${BENCH_MINOPS_DET:=256}" "${BENCH_PHASE_DET:=1000000}"
+: "${BENCH_SWAP:=0}" "${BENCH_TIMEOUT:=1500}"
+
+short=$(git rev-parse --short=7 HEAD 2>/dev/null || echo nogit)
+run=${BENCH_RUN:-$RESULTS/bench-$(date +%Y%m%d-%H%M%S)-$short}
+mkdir -p "$run"
+echo "==== make bench: modes '$BENCH_MODES', kernels '$BENCH_VARIANTS', $BENCH_ROUNDS measured + $BENCH_WARMUP warm-up rounds, sizes $BENCH_SIZES KiB -> $run"
+
+# ---- build ------------------------------------------------------------------
+if [ "${BENCH_NOBUILD:-0}" != 1 ]; then
+	"$MAKE" --no-print-directory tree || exit 1
+	for v in $BENCH_VARIANTS; do
+		"$MAKE" --no-print-directory kernel VARIANT="$v" SKIP_TREE=1 || exit 1
+		"$MAKE" --no-print-directory driver VARIANT="$v" ||
+			echo "make bench: no cowpin driver for $v: forkpin and gupfp will be skipped"
+	done
+	"$MAKE" --no-print-directory guest || exit 1
+	for v in $BENCH_VARIANTS; do
+		"$MAKE" --no-print-directory initramfs VARIANT="$v" PROFILE=bench || exit 1
+	done
+fi
+
+# ---- metadata ---------------------------------------------------------------
+load_profile "$top/qemu-profiles" bench
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+{
+	echo "run_id=$(basename "$run")"
+	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "command=make bench${QUICK:+ QUICK=$QUICK}"
+	echo "project_commit=$(git rev-parse HEAD 2>/dev/null || echo none)"
+	# shellcheck disable=SC2046 # one patch file per word
+	echo "series_hash=$(hash_files "$PATCHES/series" $(series_patches "$PATCHES" | sed "s|^|$PATCHES/|"))"
+	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
+	echo "host_cpu=$cpu"
+	echo "host_cpus=$(nproc)"
+	echo "host_kernel=$(uname -r)"
+	echo "rounds=$BENCH_ROUNDS"
+	echo "warmup=$BENCH_WARMUP"
+	echo "seed=$BENCH_SEED"
+	echo "sizes_kib=$BENCH_SIZES"
+	echo "fsize_kib=$BENCH_FSIZE"
+	echo "minops=det $BENCH_MINOPS_DET, wall $BENCH_MINOPS"
+	echo "benches=$BENCH_LIST"
+	echo "profile=bench"
+	echo "quick=${QUICK:-0}"
+	for v in $BENCH_VARIANTS; do
+		obj="$BUILD/obj-$v"
+		echo "kernel_$v=$(kernel_release "$obj")"
+		echo "config_hash_$v=$(sha256sum <"$obj/.config" | cut -c1-16)"
+		echo "cowpin_$v=$([ -f "$BUILD/driver/$v/cowpin.ko" ] && echo yes || echo no)"
+	done
+} >"$run/meta.env"
+
+# Deterministic mode also boots the cow kernel with "exclusive" alone (cowx)
+# when stock is measured too: BENCH_EXCL_ONLY=0 leaves it out.
+det_extra=""
+case " $BENCH_VARIANTS " in *" cow "*)
+	case " $BENCH_VARIANTS " in *" stock "*)
+		[ "${BENCH_EXCL_ONLY:-1}" = 0 ] || det_extra=cowx ;;
+	esac ;;
+esac
+if [ -n "$det_extra" ]; then
+	echo "kernel_cowx=$(kernel_release "$BUILD/obj-cow") (cow, policy exclusive only)" >>"$run/meta.env"
+	echo "config_hash_cowx=$(sha256sum <"$BUILD/obj-cow/.config" | cut -c1-16)" >>"$run/meta.env"
+fi
+
+# ---- one boot per (mode, kernel) --------------------------------------------
+# boot MODE VARIANT: run QEMU in the background, print progress, check the log.
+boot() {
+	_mode=$1 _v=$2 _k=$2 _pol=""
+	if [ "$_v" = cowx ]; then
+		# The cow kernel running "exclusive" alone, like stock does: the
+		# framework-overhead comparison, free of what the other
+		# policies' rounds leave behind (page lists, LRU, sticky pins).
+		_k=cow _pol=" cowbench.policies=exclusive"
+	fi
+	_kernel="$BUILD/obj-$_k/arch/x86/boot/bzImage"
+	_initrd="$BUILD/initramfs/$_k-bench.img"
+	_log="$run/$_mode-$_v.log"
+	case $_mode in
+	det)
+		_accel=tcg-icount
+		_qargs="-accel tcg -icount shift=0,sleep=off,align=off -smp 1 -cpu max,la57=off -seed $BENCH_SEED -rtc base=2024-01-01T00:00:00,clock=vm"
+		;;
+	wall)
+		_accel=$("$top/scripts/boot/accel.sh" "$_kernel" "$_initrd")
+		case $_accel in
+		kvm) _qargs="-accel kvm -cpu host -smp 2" ;;
+		*) _accel=tcg-mttcg _qargs="-accel tcg,thread=multi -cpu max,la57=off -smp 2" ;;
+		esac
+		;;
+	*) die "make bench: unknown mode '$_mode' (det or wall)" ;;
+	esac
+	_disk=""
+	if [ "$BENCH_SWAP" = 1 ]; then
+		truncate -s 256M "$run/$_mode-$_v-swap.img"
+		_disk="-drive file=$run/$_mode-$_v-swap.img,if=virtio,format=raw"
+	fi
+	_cmd="$KERNEL_CMDLINE cowtest.groups=bench cowtest.policy=exclusive cowtest.timeout=$BENCH_TIMEOUT"
+	_cmd="$_cmd cowbench.rounds=$BENCH_ROUNDS cowbench.warmup=$BENCH_WARMUP cowbench.seed=$BENCH_SEED"
+	_minops=$BENCH_MINOPS
+	if [ "$_mode" = det ]; then
+		_minops=$BENCH_MINOPS_DET
+		_pol="$_pol cowbench.phase=$BENCH_PHASE_DET"
+	fi
+	_cmd="$_cmd cowbench.sizes=$BENCH_SIZES cowbench.fsize=$BENCH_FSIZE cowbench.minops=$_minops cowbench.benches=$BENCH_LIST$_pol"
+	{
+		echo "# make bench boot: mode=$_mode variant=$_v accel=$_accel"
+		echo "# kernel: $_kernel ($(kernel_release "$BUILD/obj-$_k"))"
+		echo "# cmdline: $_cmd"
+		echo "# qemu: $_qargs -m 1G $_disk"
+	} >"$_log"
+	echo "accel_${_mode}_$_v=$_accel" >>"$run/meta.env"
+	echo "qemu_args_${_mode}_$_v=$_qargs -m 1G $_disk" >>"$run/meta.env"
+	_t=$(now)
+	# shellcheck disable=SC2086
+	timeout -k 10 "$((BENCH_TIMEOUT + 120))" qemu-system-x86_64 -nodefaults -no-reboot \
+		-display none -chardev "file,id=console,path=$_log,append=on" \
+		-serial chardev:console -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+		-kernel "$_kernel" -initrd "$_initrd" -append "$_cmd" \
+		$_qargs -m 1G $_disk </dev/null >"$run/$_mode-$_v.qemu.out" 2>&1 &
+	_pid=$!
+	_last=""
+	while kill -0 "$_pid" 2>/dev/null; do
+		sleep 5
+		_p=$(grep -a '# progress' "$_log" 2>/dev/null | tail -n 1 | sed 's/^ *# progress //')
+		if [ -n "$_p" ] && [ "$_p" != "$_last" ]; then
+			printf '[%4ss] bench %s/%s: %s\n' "$(($(now) - begin))" "$_mode" "$_v" "$_p"
+			_last=$_p
+		fi
+	done
+	wait "$_pid"
+	_rc=$?
+	rm -f "$run/$_mode-$_v-swap.img"
+	tr -d '\r' <"$_log" >"$_log.tmp" && mv "$_log.tmp" "$_log"
+	[ -s "$run/$_mode-$_v.qemu.out" ] || rm -f "$run/$_mode-$_v.qemu.out"
+	echo "seconds_${_mode}_$_v=$(($(now) - _t))" >>"$run/meta.env"
+	_why=""
+	grep -q '^COWTEST-STATUS passed=[0-9]* failed=0 ' "$_log" || _why="runner did not pass (rc $_rc)"
+	_trouble=$("$top/scripts/boot/scan-log.sh" "$_log" | tr '\n' ' ')
+	[ -z "$_trouble" ] || _why="$_why $_trouble"
+	if [ -n "$_why" ]; then
+		stage "bench $_mode/$_v" "FAILED:$_why, log: $_log" "$_t"
+		return 1
+	fi
+	stage "bench $_mode/$_v" "ok (accel $_accel, $(grep -c '^ *BENCH ' "$_log") samples)" "$_t"
+}
+
+fail=0
+for m in $BENCH_MODES; do
+	if [ "$m" = det ]; then
+		# The deterministic guest's results do not depend on host speed:
+		# its boots may share the host's CPUs.
+		pids=""
+		for v in $BENCH_VARIANTS $det_extra; do
+			boot det "$v" &
+			pids="$pids $!"
+		done
+		for p in $pids; do wait "$p" || fail=1; done
+	else
+		for v in $BENCH_VARIANTS; do boot "$m" "$v" || fail=1; done
+	fi
+done
+echo "elapsed_s=$(($(now) - begin))" >>"$run/meta.env"
+[ "$fail" = 0 ] || { echo "make bench: FAILED (see $run)"; exit 1; }
+
+"${SCIPY_PYTHON:-/usr/bin/python3}" "$top/scripts/report/benchstat.py" collect "$run" || exit 1
+"${SCIPY_PYTHON:-/usr/bin/python3}" "$top/scripts/report/benchstat.py" report "$run" || exit 1
+ln -sfn "$(basename "$run")" "$RESULTS/bench-latest"
+cat "$run/summary.txt"
+echo "make bench: $(($(now) - begin))s; report $run/report.md, raw data $run/raw.csv"

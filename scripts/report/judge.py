@@ -1,0 +1,666 @@
+#!/usr/bin/env python3
+"""scripts/report/judge.py RUNDIR [--runs "V:P ..."] [--expect DIR]: the one judge.
+
+Joins a run's results (RUNDIR/results.jsonl, written by scripts/report/results.py
+from the guests' TAP) with the expectations (tests/expect/), on the host,
+once.  The guest programs observe and report; nothing in the image decides
+whether an outcome was the expected one, so editing an expectation needs no
+image rebuild (adding a scenario row does: the guest runs a scenario only
+where a row names it, see tests/guest/lib/scn.c).
+
+The expectation schema (one record per row, whatever file it comes from):
+
+  suite     "scenario" (tests/expect/scenarios.tsv), "upstream/cow" or
+            "upstream/gup_longterm" (tests/expect/upstream.tsv: the cases
+            expected to FAIL), "vm-selftest" (tests/expect/vm-selftests.tsv:
+            the invocations whose result is not "pass"), "skip"
+            (tests/expect/skips.tsv: the skips that are not failures)
+  case      scenario name, upstream "[RUN]" line, selftest invocation, or
+            for "skip" a regular expression over "<policy>/<program>: <case>"
+  profile   profile name or "*"
+  policy    exclusive, refcount, mapcount or "*" (the files' "all")
+  variant   kernel variant or "*" (only skips.tsv names one)
+  outcome   expected outcome ("fail" for an upstream row, the result for a
+            selftest row, "skip" for a skip row)
+  counters  scenario counter constraints: "-" or name=N (N..N+slack),
+            name>=N, name<=N, comma-separated (/proc/vmstat deltas)
+  reason    why (seed, commit)
+
+The full expected set is known before the run: every run of --runs (make
+test passes TEST_MATRIX), every (policy, program) of each run's profile
+(its TEST_GROUPS and POLICIES, cowtest.* on its command line), every
+scenario row for the run's profile and policies, every selftest invocation
+of tests/groups/vmtests.list, every upstream case that any policy of the run
+ran.  Anything of it that is missing is a failure with its name, as is a
+skip that no rule expects.  Across runs: exclusive gives on every 6.1
+selftest what unpatched 6.1 gives (the kernel runs 6.1's own rule).
+
+Writes RUNDIR/judgement.jsonl (one object per judged cell: run, policy,
+program, case, suite, verdict pass|fail|skip, why) and RUNDIR/matrix.md
+(the scenario matrix); with --only V:P, RUNDIR/V-P.judgement.jsonl only.  Prints one summary line, then "fail: CELL: WHY"
+per failure; exit status 1 when anything failed.
+"""
+import argparse
+import datetime
+import functools
+import json
+import os
+import re
+import subprocess
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+POLICIES = ('exclusive', 'refcount', 'mapcount')
+# The decisions one write fault (or PMD fault) makes: a scenario's total of
+# them is bounded by the decision counters its row names (see
+# decision_bounds()).  The PTE-level list is tests/guest/lib/cowtest.c's
+# cow_decision_counters[]; make check keeps the two equal.
+DECISIONS = ('cow_reuse_exclusive', 'cow_reuse_refcount', 'cow_reuse_mapcount',
+             'cow_reuse_ksm', 'cow_copy_mapcount', 'cow_copy_refcount',
+             'cow_copy_ksm', 'cow_copy_swap', 'cow_copy_locked')
+PMD_DECISIONS = ('cow_pmd_reuse', 'cow_pmd_split')
+NO_SYSCTL = ('stock', 'nocow')     # variants without vm.cow_policy (exclusive rule)
+KV = re.compile(r'(\w+)=(\S+)')
+LIST_MAX = 40                     # failures printed; judgement.jsonl has all
+
+
+def load_jsonl(path):
+    """The records of a .jsonl file, or [] when there is none."""
+    return [json.loads(l) for l in open(path) if l.strip()] if os.path.exists(path) else []
+
+
+def tsv_rows(path, ncols):
+    """The data rows of one expectation file: lists of >= ncols fields."""
+    rows = []
+    for n, line in enumerate(open(path, encoding='utf-8'), 1):
+        line = line.rstrip('\n')
+        if not line or line.startswith('#'):
+            continue
+        f = line.split('\t')
+        if len(f) < ncols:
+            sys.exit('judge: %s:%d: %d columns, want %d' % (path, n, len(f), ncols))
+        rows.append(f)
+    return rows
+
+
+def star(x):
+    return '*' if x == 'all' else x
+
+
+def load_expect(edir):
+    """Every expectation file, as records of the one schema."""
+    rec = []
+    for f in tsv_rows(os.path.join(edir, 'scenarios.tsv'), 5):
+        if f[0] == 'scenario':
+            continue
+        rec.append(dict(suite='scenario', case=f[0], profile=f[1], policy=f[2], variant='*',
+                        outcome=f[3], counters=f[4], reason=f[5] if len(f) > 5 else ''))
+    for f in tsv_rows(os.path.join(edir, 'upstream.tsv'), 4):
+        rec.append(dict(suite='upstream/' + f[1], case=f[2], profile='*', policy=star(f[0]),
+                        variant='*', outcome='fail', counters='-', reason=f[3]))
+    for f in tsv_rows(os.path.join(edir, 'vm-selftests.tsv'), 4):
+        rec.append(dict(suite='vm-selftest', case=f[1], profile='*', policy=star(f[0]),
+                        variant='*', outcome=f[2], counters='-', reason=f[3]))
+    path = os.path.join(edir, 'skips.tsv')
+    if os.path.exists(path):
+        for f in tsv_rows(path, 5):
+            try:
+                re.compile(f[3])
+            except re.error as e:
+                sys.exit('judge: %s: bad regular expression %r: %s' % (path, f[3], e))
+            rec.append(dict(suite='skip', case=f[3], variant=f[0], profile=f[1],
+                            policy=star(f[2]), outcome='skip', counters='-', reason=f[4]))
+    profiles = {f[:-len('.profile')] for f in os.listdir(os.path.join(TOP, 'qemu-profiles'))
+                if f.endswith('.profile')}
+    seen = set()
+    for r in rec:
+        where = '%s expectation %r' % (r['suite'], r['case'])
+        if r['policy'] not in POLICIES + ('*',):
+            sys.exit('judge: %s: unknown policy %r' % (where, r['policy']))
+        if r['profile'] != '*' and r['profile'] not in profiles:
+            sys.exit('judge: %s: no profile qemu-profiles/%s.profile' % (where, r['profile']))
+        if r['counters'] not in ('-', ''):
+            for spec in r['counters'].split(','):
+                if not re.match(r'^\w+(>=|<=|=)-?\d+$', spec.strip()):
+                    sys.exit('judge: %s: bad counter constraint %r' % (where, spec))
+        key = (r['suite'], r['case'], r['profile'], r['policy'], r['variant'])
+        if key in seen and r['suite'] != 'skip':
+            sys.exit('judge: %s: two rows for profile %s, policy %s' % (where, r['profile'], r['policy']))
+        seen.add(key)
+    check_features(rec, load_backings(edir))
+    return rec
+
+
+def profile_features(profile):
+    """The FEATURES a profile declares (what it sets up: thp, hugetlb,
+    swap, ksm, pin), as a set; None when there is no such profile."""
+    v = profile_vars(profile)
+    return None if v is None else set(v['FEATURES'].split())
+
+
+def load_backings(edir):
+    """tests/expect/backings.tsv: {'case': {name: needs}, 'backing': {...}},
+    needs a set of features; empty when there is no such file."""
+    out = {'case': {}, 'backing': {}}
+    path = os.path.join(edir, 'backings.tsv')
+    if not os.path.exists(path):
+        return out
+    for f in tsv_rows(path, 3):
+        if f[0] == 'kind':
+            continue
+        if f[0] not in out:
+            sys.exit('judge: %s: kind %r is neither case nor backing' % (path, f[0]))
+        if f[1] in out[f[0]]:
+            sys.exit('judge: %s: two lines for %s %s' % (path, f[0], f[1]))
+        if not re.match(r'^(-|[a-z0-9-]+(,[a-z0-9-]+)*)$', f[2]):
+            sys.exit('judge: %s: %s %s: bad needs %r' % (path, f[0], f[1], f[2]))
+        out[f[0]][f[1]] = set() if f[2] == '-' else set(f[2].split(','))
+    return out
+
+
+def cell_needs(backings, scenario):
+    """What a scenario cell "<case>-<backing>" of the table needs, or None
+    when the scenario is not one of the table's cells."""
+    for case, cneeds in backings['case'].items():
+        b = scenario[len(case) + 1:]
+        if scenario.startswith(case + '-') and b in backings['backing']:
+            return cneeds | backings['backing'][b]
+    return None
+
+
+def known_features():
+    """The features with a setup snippet, qemu-profiles/features/*.setup."""
+    d = os.path.join(TOP, 'qemu-profiles', 'features')
+    return {f[:-len('.setup')] for f in os.listdir(d) if f.endswith('.setup')} \
+        if os.path.isdir(d) else set()
+
+
+def check_features(rec, backings):
+    """A table cell's row may only name a profile that has what it needs;
+    what backings.tsv needs is a feature with a setup snippet."""
+    known = known_features()
+    for kind in ('case', 'backing'):
+        for name, needs in backings[kind].items():
+            if needs - known:
+                sys.exit('judge: tests/expect/backings.tsv: %s %s needs %s, which has no '
+                         'qemu-profiles/features/<feature>.setup'
+                         % (kind, name, ' '.join(sorted(needs - known))))
+    feats = {}
+    for r in rec:
+        if r['suite'] != 'scenario' or r['profile'] == '*':
+            continue
+        needs = cell_needs(backings, r['case'])
+        if needs is None:
+            continue
+        if r['profile'] not in feats:
+            feats[r['profile']] = profile_features(r['profile']) or set()
+        lack = needs - feats[r['profile']]
+        if lack:
+            sys.exit('judge: scenario expectation %r: profile %s lacks %s (its FEATURES: %s; '
+                     'needs from tests/expect/backings.tsv)'
+                     % (r['case'], r['profile'], ' '.join(sorted(lack)),
+                        ' '.join(sorted(feats[r['profile']])) or 'none'))
+
+
+def lookup(exp, suite, case, variant, profile, policy):
+    """The first expectation of suite that names this case (exact or
+    wildcard profile, policy and variant)."""
+    for r in exp:
+        if r['suite'] != suite:
+            continue
+        if suite == 'skip':
+            if not re.search(r['case'], case):
+                continue
+        elif r['case'] != case:
+            continue
+        if r['profile'] in ('*', profile) and r['policy'] in ('*', policy) and \
+                r['variant'] in ('*', variant):
+            return r
+    return None
+
+
+def check_counters(spec, result, slack):
+    """Problems of one scenario's counter deltas against its row."""
+    bad = []
+    lo = hi = 0
+    open_ = False
+    total = sum(int(result.get(c, 0)) for c in DECISIONS + PMD_DECISIONS)
+    for s in spec.split(','):
+        m = re.match(r'^(\w+)(>=|<=|=)(-?\d+)$', s.strip())
+        if not m:
+            bad.append('bad counter spec %r' % s)
+            continue
+        name, op, want = m.group(1), m.group(2), int(m.group(3))
+        d = int(result.get(name, 0))
+        if op == '>=':
+            ok, shown = d >= want, '>= %d' % want
+        elif op == '<=':
+            ok, shown = d <= want, '<= %d' % want
+        else:
+            ok, shown = want <= d <= want + slack, '%d..%d' % (want, want + slack)
+        if not ok:
+            bad.append('%s %+d (want %s)' % (name, d, shown))
+        if name in DECISIONS + PMD_DECISIONS:
+            if op == '>=':
+                lo += want
+                open_ = True
+            elif op == '<=':
+                hi += want
+            else:
+                lo += want
+                hi += want
+    # Every decision the case caused: a policy that decides a page twice, or
+    # under a counter the row does not name, fails here even when every
+    # named counter moved as stated.
+    if open_ and total < lo:
+        bad.append('%d decisions in all (want >= %d)' % (total, lo))
+    elif not open_ and not lo <= total <= hi + slack:
+        bad.append('%d decisions in all (want %d..%d)' % (total, lo, hi + slack))
+    return bad
+
+
+PROFILE_VARS = ('TEST_GROUPS', 'POLICIES', 'KERNEL_CMDLINE', 'FEATURES')
+
+
+@functools.lru_cache(maxsize=None)
+def profile_vars(profile):
+    """The PROFILE_VARS of qemu-profiles/PROFILE.profile as the shell sees
+    them after sourcing it (one sh per profile), or None."""
+    path = os.path.join(TOP, 'qemu-profiles', profile + '.profile')
+    if not os.path.exists(path):
+        return None
+    out = subprocess.run(['sh', '-c', '%s; . "$1"; printf "%%s\\n" %s'
+                          % (' '.join(v + '=' for v in PROFILE_VARS),
+                             ' '.join('"$%s"' % v for v in PROFILE_VARS)),
+                          'sh', path], capture_output=True, text=True, check=False).stdout
+    return dict(zip(PROFILE_VARS, out.split('\n') + [''] * len(PROFILE_VARS)))
+
+
+def profile_plan(profile):
+    """(TEST_GROUPS, POLICIES) of a profile, with its command line's
+    cowtest.groups= and cowtest.policy=, as guest/init.sh reads them."""
+    v = profile_vars(profile)
+    if v is None:
+        return None
+    groups, pols = v['TEST_GROUPS'], v['POLICIES'] or ' '.join(POLICIES)
+    for w in v['KERNEL_CMDLINE'].split():
+        if w.startswith('cowtest.groups='):
+            groups = w.split('=', 1)[1].replace(',', ' ')
+        elif w.startswith('cowtest.policy='):
+            pols = w.split('=', 1)[1]
+    return groups.split(), pols.split()
+
+
+def group_commands(group):
+    """The "program args" lines of a group list, or None."""
+    path = os.path.join(TOP, 'tests', 'groups', group + '.list')
+    if not os.path.exists(path):
+        return None
+    return [s for s in (line.split('#', 1)[0].strip() for line in open(path)) if s]
+
+
+def group_programs(group):
+    """The runner's names of a group's programs ("prog args" with spaces as _)."""
+    cmds = group_commands(group)
+    return None if cmds is None else [c.replace(' ', '_') for c in cmds]
+
+
+class Judge:
+    def __init__(self, exp, recs):
+        self.exp, self.recs, self.out = exp, recs, []
+
+    def cell(self, run, policy, program, case, suite, verdict, why=''):
+        self.out.append(dict(run=run, policy=policy, program=program, case=case,
+                             suite=suite, verdict=verdict, why=why))
+
+    def skip_rule(self, run, variant, profile, policy, program, case, why):
+        """A skip is a pass only when a rule expects it."""
+        key = '%s/%s: %s' % (policy, program, case)
+        r = lookup(self.exp, 'skip', key, variant, profile, policy)
+        if r:
+            self.cell(run, policy, program, case, 'skip', 'skip', r['reason'])
+        else:
+            self.cell(run, policy, program, case, 'skip', 'fail',
+                      'skipped (%s) and no rule in tests/expect/skips.tsv expects it' % why)
+
+    def scenario(self, run, variant, profile, policy, program, c):
+        res = c['result']
+        sc = res['scenario']
+        row = lookup(self.exp, 'scenario', sc, variant, profile, policy)
+        if not row:
+            self.cell(run, policy, program, sc, 'scenario', 'fail',
+                      'no expectation row for %s (profile %s, policy %s)' % (sc, profile, policy))
+            return
+        bad = []
+        if res.get('outcome') != row['outcome']:
+            bad.append('outcome %s (expected %s)' % (res.get('outcome'), row['outcome']))
+        if row['counters'] not in ('-', ''):
+            has = res.get('counters')
+            if variant in NO_SYSCTL:
+                pass            # CONFIG_COW_POLICY=n: no cow_* counters to check
+            elif has != 'yes':
+                bad.append('counters %s: the kernel reported no cow_* counters' % row['counters'])
+            elif not res.get('slack', '').isdigit():
+                bad.append('the RESULT line has no slack= (a guest older than the host judge)')
+            else:
+                bad += check_counters(row['counters'], res, int(res['slack']))
+        self.cell(run, policy, program, sc, 'scenario', 'fail' if bad else 'pass',
+                  '; '.join(bad) if bad else row['reason'])
+
+    def judge_run(self, variant, profile):
+        run = '%s-%s' % (variant, profile)
+        recs = [r for r in self.recs if r['variant'] == variant and r['profile'] == profile]
+        if not recs:
+            self.cell(run, '-', '-', '-', 'run', 'fail',
+                      'no results: the run did not start, or its TAP is empty')
+            return
+        plan = profile_plan(profile)
+        if plan is None:
+            self.cell(run, '-', '-', '-', 'run', 'fail', 'no profile qemu-profiles/%s.profile' % profile)
+            return
+        groups, pols = plan
+        progs = {(r['policy'], r['program']): r for r in recs if r['kind'] == 'program'}
+        runner = {r['name']: r for r in recs if r['kind'] == 'runner'}
+        for r in runner.values():
+            m = re.match(r'^(\w+)/(\S+)', r['name'])
+            if r['status'] == 'fail':
+                self.cell(run, m.group(1) if m else '-', m.group(2) if m else '-', r['name'],
+                          'runner', 'fail', 'the runner failed it')
+            elif r['status'] == 'skip':
+                if m and variant in NO_SYSCTL and m.group(1) != 'exclusive' and \
+                        r['skip_reason'] == 'no cow_policy':
+                    self.cell(run, m.group(1), m.group(2), '-', 'runner', 'skip',
+                              'no vm.cow_policy on %s: only exclusive runs' % variant)
+                else:
+                    self.skip_rule(run, variant, profile, m.group(1) if m else '-',
+                                   m.group(2) if m else '-', r['name'], r['skip_reason'])
+        # Every (policy, program) the profile plans.
+        for g in groups:
+            names = group_programs(g)
+            if names is None:
+                self.cell(run, '-', '-', g, 'run', 'fail', 'no group tests/groups/%s.list' % g)
+                continue
+            for p in pols:
+                for n in names:
+                    pr = progs.get((p, n))
+                    skipped = '%s/%s' % (p, n) in runner and runner['%s/%s' % (p, n)]['status'] == 'skip'
+                    failed = any(x.startswith('%s/%s ' % (p, n)) for x in runner)
+                    if pr is None and not skipped and not failed:
+                        self.cell(run, p, n, '-', 'program', 'fail', 'planned by the profile, did not run')
+                    elif pr is not None and pr['status'] == 'fail':
+                        why = '; '.join(pr['problems']) or 'failed in the guest (%s)' % pr['runner_point']
+                        self.cell(run, p, n, '-', 'program', 'fail', why)
+                    elif pr is not None:
+                        self.cell(run, p, n, '-', 'program', 'pass')
+        # Cases.
+        seen_sc, upstream = set(), {}
+        for c in (r for r in recs if r['kind'] == 'case'):
+            p, prog, res = c['policy'], c['program'], c.get('result') or {}
+            if 'scenario' in res and 'outcome' in res:
+                seen_sc.add((res['scenario'], p))
+                self.scenario(run, variant, profile, p, prog, c)
+            elif prog.startswith('upstream_suite'):
+                suite = 'upstream/' + res.get('suite', '?')
+                upstream.setdefault(suite, {}).setdefault(p, set()).add(c['name'])
+                self.upstream(run, variant, profile, p, prog, suite, c['name'], res)
+                continue
+            elif prog.startswith('vm_selftest'):
+                self.vmtest(run, variant, profile, p, prog, c['name'], res)
+                continue
+            if c['status'] == 'fail':
+                self.cell(run, p, prog, c['name'], 'case', 'fail', 'the program asserted it')
+            elif c['status'] == 'skip':
+                self.case_skip(run, variant, profile, p, prog, c)
+            elif 'scenario' not in res:
+                self.cell(run, p, prog, c['name'], 'case', 'pass')
+        # Every scenario cell of this profile must have run.
+        ran_sc = {s for s, _ in seen_sc}
+        for r in self.exp:
+            if r['suite'] != 'scenario' or r['policy'] not in pols:
+                continue
+            if r['profile'] != profile and not (r['profile'] == '*' and r['case'] in ran_sc):
+                continue
+            if variant in NO_SYSCTL and (r['policy'] != 'exclusive' or r['case'].startswith('flip-')):
+                continue
+            if (r['case'], r['policy']) not in seen_sc:
+                seen_sc.add((r['case'], r['policy']))
+                self.cell(run, r['policy'], '-', r['case'], 'scenario', 'fail',
+                          'expected %s, did not run' % r['outcome'])
+        # Upstream: every case one policy ran, every policy ran; every
+        # expected failure ran.
+        for suite, by_pol in upstream.items():
+            union = set().union(*by_pol.values())
+            for p in pols:
+                if variant in NO_SYSCTL and p != 'exclusive':
+                    continue
+                for name in sorted(union - by_pol.get(p, set())):
+                    self.cell(run, p, suite, name, suite, 'fail', 'ran under another policy, not this one')
+                for r in self.exp:
+                    if r['suite'] == suite and r['policy'] in ('*', p) and r['case'] not in by_pol.get(p, set()):
+                        self.cell(run, p, suite, r['case'], suite, 'fail', 'expected to fail, did not run')
+        # 6.1 selftests: every invocation of the list, every policy.
+        if 'vmtests' in groups:
+            listed = [n for n in group_programs('vmtests') if n.startswith('vm_selftest_')]
+            for p in pols:
+                if variant in NO_SYSCTL and p != 'exclusive':
+                    continue
+                for n in listed:
+                    if not any(c['program'] == n and c['policy'] == p for c in recs if c['kind'] == 'case'):
+                        if (p, n) in progs:
+                            self.cell(run, p, n, '-', 'vm-selftest', 'fail', 'printed no VMSELFTEST line')
+
+    def unpatched_agrees(self, runs):
+        """6.1's selftests: exclusive, on every kernel with the sysctl,
+        gives what unpatched 6.1 (variant stock) gives, invocation by
+        invocation.  With no unpatched run there is nothing to compare,
+        and that is not a pass."""
+        res = {}
+        for c in self.recs:
+            if c['kind'] == 'case' and c['program'].startswith('vm_selftest') and \
+                    c['policy'] == 'exclusive':
+                res.setdefault(c['variant'], {})[c['name']] = c['result'].get('result', '?')
+        mine = [v for v, p in runs if p == 'vmtests' and v not in NO_SYSCTL]
+        if not mine:
+            return
+        base = res.get('stock')
+        for v in mine:
+            run = '%s-vmtests' % v
+            if base is None:
+                self.cell(run, 'exclusive', '-', '-', 'vm-selftest/unpatched', 'fail',
+                          'not compared with unpatched 6.1: no stock:vmtests results')
+                continue
+            for name in sorted(set(base) | set(res.get(v, {}))):
+                a, b = res.get(v, {}).get(name, 'did not run'), base.get(name, 'did not run')
+                self.cell(run, 'exclusive', '-', name, 'vm-selftest/unpatched',
+                          'pass' if a == b else 'fail',
+                          'exclusive %s, unpatched 6.1 %s' % (a, b))
+
+    def case_skip(self, run, variant, profile, p, prog, c):
+        name, why = c['name'], c.get('skip_reason', '')
+        m = re.match(r'^(\S+) \(profile \S+, policy \S+\)$', name)
+        if why == 'no expectation' and m:
+            # The image has no row for this cell: it is not in this
+            # profile's set unless tests/expect has one (then it is a
+            # cell that did not run: rebuild the image).
+            if lookup(self.exp, 'scenario', m.group(1), variant, profile, p):
+                self.cell(run, p, prog, m.group(1), 'scenario', 'fail',
+                          'tests/expect has a row, the image did not (make initramfs)')
+            return
+        if why.startswith('needs '):
+            # The scenario table's cell whose needs the profile lacks
+            # (tests/expect/backings.tsv against its FEATURES).
+            feat = why[len('needs '):]
+            if feat in (profile_features(profile) or set()):
+                self.cell(run, p, prog, name, 'scenario', 'fail',
+                          'skipped (%s), but profile %s has %s (FEATURES): a stale image?'
+                          % (why, profile, feat))
+            else:
+                self.cell(run, p, prog, name, 'scenario', 'skip',
+                          'profile %s lacks %s (tests/expect/backings.tsv)' % (profile, feat))
+            return
+        if why.startswith('no cow_* counters') and variant in NO_SYSCTL:
+            self.cell(run, p, prog, name, 'case', 'skip', 'CONFIG_COW_POLICY=n: no counters')
+            return
+        self.skip_rule(run, variant, profile, p, prog, name, why)
+
+    def upstream(self, run, variant, profile, p, prog, suite, name, res):
+        r = res.get('result', '?')
+        exp = lookup(self.exp, suite, name, variant, profile, p)
+        if r == 'skip':
+            self.skip_rule(run, variant, profile, p, prog, name, 'upstream skipped it')
+        elif r not in ('pass', 'fail', 'xfail'):
+            self.cell(run, p, prog, name, suite, 'fail', 'result %s' % r)
+        elif (r == 'fail') != bool(exp):
+            self.cell(run, p, prog, name, suite, 'fail',
+                      'failed, not expected to' if r == 'fail' else
+                      'expected to fail (%s), did not' % exp['reason'])
+        else:
+            self.cell(run, p, prog, name, suite, 'pass', exp['reason'] if exp else '')
+
+    def vmtest(self, run, variant, profile, p, prog, name, res):
+        r = res.get('result', '?')
+        exp = lookup(self.exp, 'vm-selftest', name, variant, profile, p)
+        want = exp['outcome'] if exp else 'pass'
+        rc = res.get('rc', '?')
+        if r != want:
+            self.cell(run, p, prog, name, 'vm-selftest', 'fail', 'result %s (rc %s), expected %s' % (r, rc, want))
+        elif want == 'fail' and rc != '1':
+            # An expected failure is the test's own: exit status 1, not a
+            # signal or a crash.
+            self.cell(run, p, prog, name, 'vm-selftest', 'fail',
+                      'expected failure, but exit status %s is not the test\'s own (1)' % rc)
+        elif r == 'skip':
+            self.cell(run, p, prog, name, 'vm-selftest', 'skip', exp['reason'])
+        else:
+            self.cell(run, p, prog, name, 'vm-selftest', 'pass', exp['reason'] if exp else '')
+
+
+def run_meta(rdir, run):
+    """kernel and accelerator of one run, from its console log's banners."""
+    kernel = accel = '?'
+    path = os.path.join(rdir, run + '.log')
+    if os.path.exists(path):
+        for line in open(path, errors='replace'):
+            m = re.search(r'COWTEST-BOOT kernel=(\S+)', line)
+            if m and kernel == '?':
+                kernel = m.group(1)
+            m = re.search(r'^# cow-policy run .* accel=(\S+)', line)
+            if m and accel == '?':
+                accel = m.group(1)
+    return kernel, accel
+
+
+def write_matrix(rdir, recs, cells, exp):
+    """matrix.md: one row per scenario and run, one column per policy."""
+    obs = {}
+    for c in recs:
+        res = c.get('result') or {}
+        if c['kind'] == 'case' and 'scenario' in res and 'outcome' in res:
+            run = '%s-%s' % (c['variant'], c['profile'])
+            cnt = ' '.join('%s=%s' % (k[4:], v) for k, v in sorted(res.items())
+                           if k.startswith('cow_') and v != '0')
+            obs[(res['scenario'], run, c['policy'])] = res['outcome'] + (' <sub>%s</sub>' % cnt if cnt else '')
+    verdict = {}
+    for c in cells:
+        if c['suite'] == 'scenario':
+            verdict[(c['case'], c['run'], c['policy'])] = c
+    order = {}
+    for r in exp:
+        if r['suite'] == 'scenario':
+            order.setdefault(r['case'], len(order))
+    rows = sorted({(k[0], k[1]) for k in verdict}, key=lambda k: (order.get(k[0], 9999), k[1]))
+    runs = sorted({k[1] for k in rows})
+    meta = ', '.join('%s: kernel %s, accel %s' % ((r,) + run_meta(rdir, r)) for r in runs)
+    try:
+        commit = subprocess.run(['git', '-C', TOP, 'describe', '--always', '--dirty'],
+                                capture_output=True, text=True, check=False).stdout.strip()
+    except OSError:
+        commit = '?'
+    nbad = sum(1 for v in verdict.values() if v['verdict'] == 'fail')
+    lines = ['# Scenario matrix, run %s' % os.path.basename(os.path.normpath(rdir)), '',
+             'Judged %s at commit %s (scripts/report/judge.py). %s.' % (
+                 datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC'),
+                 commit or '?', meta),
+             '%d cells, %d failed. Expectations: `tests/expect/scenarios.tsv`; counters are '
+             '/proc/vmstat deltas without the `cow_` prefix.' % (len(verdict), nbad), '',
+             '| scenario | run | ' + ' | '.join(POLICIES) + ' |',
+             '| --- | --- |' + ' --- |' * len(POLICIES)]
+    for sc, run in rows:
+        out = []
+        for p in POLICIES:
+            v = verdict.get((sc, run, p))
+            o = obs.get((sc, run, p))
+            if v is None:
+                out.append('-')
+            elif v['verdict'] == 'fail':
+                out.append('**FAIL** %s (%s)' % (o or 'not run', v['why']))
+            else:
+                out.append(o or '?')
+        lines.append('| %s | %s | %s |' % (sc, run, ' | '.join(out)))
+    with open(os.path.join(rdir, 'matrix.md'), 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+
+
+def main():
+    ap = argparse.ArgumentParser(description='the one judge of a run directory')
+    ap.add_argument('rundir')
+    ap.add_argument('--runs', default=None,
+                    help='the runs expected, "variant:profile ..." (default: those present)')
+    ap.add_argument('--only', default=None,
+                    help='judge this one run, "variant:profile", and nothing else of RUNDIR '
+                         '(scripts/boot/run-qemu.sh after each run)')
+    ap.add_argument('--expect', default=os.path.join(TOP, 'tests', 'expect'))
+    a = ap.parse_args()
+    path = os.path.join(a.rundir, 'results.jsonl')
+    if not os.path.exists(path):
+        sys.exit('judge: no %s (run scripts/report/results.py %s first)' % (path, a.rundir))
+    recs = load_jsonl(path)
+    exp = load_expect(a.expect)
+    if a.runs is None:
+        runs = sorted({(r['variant'], r['profile']) for r in recs})
+    else:
+        runs = []
+        for vp in a.runs.split():
+            if ':' not in vp:
+                sys.exit('judge: --runs: %r is not variant:profile' % vp)
+            runs.append(tuple(vp.split(':', 1)))
+    if a.only:
+        if ':' not in a.only:
+            sys.exit('judge: --only: %r is not variant:profile' % a.only)
+        runs = [tuple(a.only.split(':', 1))]
+        recs = [r for r in recs if (r['variant'], r['profile']) == runs[0]]
+    j = Judge(exp, recs)
+    for v, p in runs:
+        j.judge_run(v, p)
+    if not a.only:
+        j.unpatched_agrees(runs)
+    for v, p in sorted({(r['variant'], r['profile']) for r in recs} - set(runs)):
+        j.cell('%s-%s' % (v, p), '-', '-', '-', 'run', 'fail', 'not in the expected runs')
+    # One run's judgement beside its TAP; the whole directory's in
+    # judgement.jsonl with the scenario matrix.
+    out = os.path.join(a.rundir, ('%s-%s.judgement.jsonl' % runs[0]) if a.only else 'judgement.jsonl')
+    with open(out + '.tmp', 'w') as f:
+        for c in j.out:
+            f.write(json.dumps(c, sort_keys=True) + '\n')
+    os.replace(out + '.tmp', out)
+    if not a.only:
+        write_matrix(a.rundir, recs, j.out, exp)
+    n = {v: sum(1 for c in j.out if c['verdict'] == v) for v in ('pass', 'fail', 'skip')}
+    by = {}
+    for c in j.out:
+        s = c['suite'].split('/')[0]
+        by[s] = by.get(s, 0) + 1
+    print('judge: %d cells (%d passed, %d failed, %d skipped by rule) in %d runs: %s'
+          % (len(j.out), n['pass'], n['fail'], n['skip'], len(runs),
+             ', '.join('%s %d' % kv for kv in sorted(by.items()))))
+    fails = [c for c in j.out if c['verdict'] == 'fail']
+    for c in fails[:LIST_MAX]:
+        print('fail: %s %s/%s: %s: %s' % (c['run'], c['policy'], c['program'], c['case'], c['why']))
+    if len(fails) > LIST_MAX:
+        print('fail: ... %d more in %s' % (len(fails) - LIST_MAX,
+                                          os.path.join(a.rundir, 'judgement.jsonl')))
+    return 1 if n['fail'] else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""scripts/report/results.py RUNDIR: one parser for the guest runs' TAP.
+
+Reads every <variant>-<profile>.tap of a run (the runner's TAP that
+scripts/boot/run-qemu.sh cut from the console: one top-level point per
+(policy, program), each program's own TAP indented by four spaces under
+"# policy=P test=T") and writes RUNDIR/results.jsonl, one JSON object per
+line:
+
+  {"kind": "case", "run", "variant", "profile", "policy", "program",
+   "n", "name", "status": "pass"|"fail"|"skip", "skip_reason",
+   "result": {key: value, ...}}       one test point of a program; "result"
+                                       holds the "# RESULT k=v ..." line
+                                       printed just before it, if any
+  {"kind": "program", "run", "variant", "profile", "policy", "program",
+   "status", "planned", "cases", "problems": [...]}
+                                       one program run (the runner's point)
+  {"kind": "runner", "run", "variant", "profile", "n", "name", "status"}
+                                       a runner point that is no program
+                                       (guest setup, a missing group)
+
+A program is "fail" when the runner failed it or when its own TAP cannot
+be trusted: no plan, a plan that disagrees with the points it printed,
+points out of sequence, or nothing at all.  Statuses are what the guest
+observed (an upstream case expected to fail is "fail" here); the verdict
+is scripts/report/judge.py's.  Prints one line, "N cases observed (P ok, F not
+ok, S skipped) of G program runs in R guest runs", then one "problem: ..."
+line per program with a problem; exits 1 when there is one.
+"""
+import json
+import os
+import re
+import sys
+
+POINT = re.compile(r'^(not ok|ok) (\d+)(?: - (.*?))?(?: # (SKIP|TODO)\b ?(.*))?$')
+PLAN = re.compile(r'^1\.\.(\d+)')
+PROG = re.compile(r'^# policy=(\S+) test=(\S+)')
+KV = re.compile(r'(\w+)=(\S+)')
+
+
+ADAPTER = re.compile(r'^# (UPSTREAM-CASE|VMSELFTEST) (.*)$')
+
+
+def adapter_case(kind, text):
+    """One case line of an adapter, as observed: whether a failure was the
+    expected one is scripts/report/judge.py's business."""
+    head, _, name = text.partition(' name=')
+    kv = dict(KV.findall(head))
+    r = kv.get('result', '?')
+    status = {'skip': 'skip', 'pass': 'pass', 'xfail': 'pass'}.get(r, 'fail')
+    case = {'n': 0, 'name': name, 'status': status, 'result': kv}
+    if status == 'skip':
+        case['skip_reason'] = 'the upstream program skipped (%s)' % kind
+    return case
+
+
+def parse_program(lines):
+    """The indented TAP of one program: (cases, planned, problems)."""
+    cases, planned, problems, result, adapted = [], None, [], None, []
+    for raw in lines:
+        line = raw[4:] if raw.startswith('    ') else raw.lstrip()
+        m = PLAN.match(line)
+        if m:
+            if planned is not None:
+                problems.append('two plans')
+            planned = int(m.group(1))
+            continue
+        if line.startswith('# RESULT '):
+            result = dict(KV.findall(line[len('# RESULT '):]))
+            continue
+        m = ADAPTER.match(line)
+        if m:
+            adapted.append(adapter_case(m.group(1), m.group(2)))
+            continue
+        m = POINT.match(line)
+        if not m:
+            continue
+        ok, n, name, directive, why = m.groups()
+        status = 'fail' if ok == 'not ok' else ('skip' if directive == 'SKIP' else 'pass')
+        if int(n) != len(cases) + 1:
+            problems.append('point %s out of sequence (expected %d)' % (n, len(cases) + 1))
+        case = {'n': int(n), 'name': name or '', 'status': status}
+        if status == 'skip':
+            case['skip_reason'] = why or ''
+        if result is not None:
+            case['result'] = result
+            result = None
+        cases.append(case)
+    if adapted and not cases and planned is None:
+        # an adapter (guest/adapters/upstream_suite.sh, guest/adapters/vm_selftest.sh): the
+        # upstream program's TAP is nested deeper; its case lines are ours
+        for k, case in enumerate(adapted):
+            case['n'] = k + 1
+        return adapted, len(adapted), problems
+    if not cases and planned is None:
+        problems.append('printed no TAP')
+    elif planned is None:
+        problems.append('no plan (%d points)' % len(cases))
+    elif planned != len(cases):
+        problems.append('planned %d points, printed %d' % (planned, len(cases)))
+    return cases, planned, problems
+
+
+def parse_tap(path, run, variant, profile):
+    """Records of one guest run's TAP file."""
+    recs, prog, body = [], None, []
+    for raw in open(path, errors='replace').read().splitlines():
+        m = PROG.match(raw)
+        if m:
+            prog, body = m.groups(), []
+            continue
+        if raw.startswith('    ') or raw.startswith('\t'):
+            body.append(raw)
+            continue
+        m = POINT.match(raw)
+        if not m:
+            continue
+        ok, n, name, directive, why = m.groups()
+        status = 'fail' if ok == 'not ok' else ('skip' if directive == 'SKIP' else 'pass')
+        base = {'run': run, 'variant': variant, 'profile': profile}
+        if prog and name and name.startswith(prog[0] + '/' + prog[1]):
+            policy, program = prog
+            cases, planned, problems = parse_program(body)
+            for c in cases:
+                recs.append(dict(base, kind='case', policy=policy, program=program, **c))
+            if problems and status == 'pass':
+                status = 'fail'
+            recs.append(dict(base, kind='program', policy=policy, program=program,
+                             status=status, planned=planned, cases=len(cases),
+                             problems=problems, runner_point=name))
+        else:
+            recs.append(dict(base, kind='runner', n=int(n), name=name or '', status=status,
+                             skip_reason=why or '' if status == 'skip' else ''))
+        prog, body = None, []
+    return recs
+
+
+def main():
+    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+        sys.exit('usage: results.py RUNDIR (a directory of <variant>-<profile>.tap files)')
+    rdir = sys.argv[1]
+    run = os.path.basename(os.path.normpath(rdir))
+    recs, guests = [], 0
+    for f in sorted(os.listdir(rdir)):
+        m = re.match(r'^([a-z0-9]+)-([a-z0-9]+)\.tap$', f)
+        if not m:
+            continue
+        guests += 1
+        recs += parse_tap(os.path.join(rdir, f), run, m.group(1), m.group(2))
+    with open(os.path.join(rdir, 'results.jsonl.tmp'), 'w') as out:
+        for r in recs:
+            out.write(json.dumps(r, sort_keys=True) + '\n')
+    os.replace(os.path.join(rdir, 'results.jsonl.tmp'), os.path.join(rdir, 'results.jsonl'))
+    cases = [r for r in recs if r['kind'] == 'case']
+    progs = [r for r in recs if r['kind'] == 'program']
+    count = {s: sum(1 for c in cases if c['status'] == s) for s in ('pass', 'fail', 'skip')}
+    print('%d cases observed (%d ok, %d not ok, %d skipped) of %d program runs in %d guest runs'
+          % (len(cases), count['pass'], count['fail'], count['skip'], len(progs), guests))
+    bad = [p for p in progs if p['problems']]
+    for p in bad:
+        print('problem: %s-%s %s/%s: %s' % (p['variant'], p['profile'], p['policy'],
+                                           p['program'], '; '.join(p['problems'])))
+    return 1 if bad or not guests else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
