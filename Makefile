@@ -37,7 +37,9 @@ TIMEOUT      ?= 600
 TEST_TIMEOUT ?= 120
 # panic|hang|warn: add a deliberately failing guest step (harness self-test).
 HARNESS_SELFTEST ?=
-JOBS ?= 3
+# make test JOBS=N is make -jN test: N guest runs side by side (kernel builds
+# still one at a time, under the build lock of scripts/build/kernel.sh).
+JOBS ?=
 
 # ---- packages (make deps) -------------------------------------------------
 PACKAGES = linux-source-6.1 qemu-system-x86 gcc make bison flex bc \
@@ -45,7 +47,7 @@ PACKAGES = linux-source-6.1 qemu-system-x86 gcc make bison flex bc \
 	strace cpio gnuplot-nox xz-utils rsync util-linux coreutils \
 	shellcheck perl python3-ply python3-scipy \
 	linux-source-6.12 liburing-dev libnuma-dev \
-	systemtap
+	systemtap parallel
 EXTRA_PACKAGES ?=
 # The benchmark statistics use scipy.stats from Debian's python3-scipy, which
 # is installed for Debian's interpreter (a python3 earlier in PATH may lack it).
@@ -60,19 +62,46 @@ export SCIPY_PYTHON
 CHECKPATCH_IGNORE ?= UNKNOWN_COMMIT_ID,EMBEDDED_FILENAME
 
 # ---- kernel variants: config fragments, source tree, object dir -----------
-FRAGMENTS_stock  = configs/lean.config
+FRAGMENTS_stock = configs/lean.config
 FRAGMENTS_cow   = configs/lean.config configs/cow.config
 FRAGMENTS_nocow = configs/lean.config configs/nocow.config
 FRAGMENTS_debug = configs/lean.config configs/cow.config configs/debug.config
-BASE_TREE = $(BUILD)/linux-stock
-TREE = $(if $(filter stock,$(VARIANT)),$(BASE_TREE),$(KSRC))
+STOCK_TREE = $(BUILD)/linux-stock
+TREE = $(if $(filter stock,$(VARIANT)),$(STOCK_TREE),$(KSRC))
 OBJ  = $(BUILD)/obj-$(VARIANT)
+PROFILES := $(sort $(patsubst qemu-profiles/%.profile,%,$(wildcard qemu-profiles/*.profile)))
+# Kernels whose images carry the cow_decisions systemtap module (make test's
+# trace and flip checks; see scripts/build/stap.sh for why not debug).
+STAP_VARIANTS ?= cow
+
+# One results directory per make invocation: results/<RUN_ID>/.
+ifeq ($(origin RUN_ID),undefined)
+RUN_ID := $(shell date +%Y%m%d-%H%M%S)
+endif
+RDIR = $(RESULTS)/$(RUN_ID)
 
 export BUILD RESULTS KSRC PATCHES VARIANT PROFILE POLICY TIMEOUT TEST_TIMEOUT \
-	HARNESS_SELFTEST TEST_VARIANTS TEST_MATRIX JOBS CHECKPATCH_IGNORE
+	HARNESS_SELFTEST TEST_VARIANTS TEST_MATRIX CHECKPATCH_IGNORE RUN_ID
 
-.PHONY: help deps tree export kernel driver guest initramfs run test check check-series check-series-quick test-mutants shell soak \
-	bench bench-report bench-compare bench-repeatability test-harness-failures test-bad-input check-args stap trace clean distclean
+# ---- names given on the command line: checked once, before any work ------
+VALID_POLICIES = exclusive refcount mapcount
+ifneq ($(filter run shell initramfs images kernel driver stap trace,$(MAKECMDGOALS)),)
+ifeq ($(FRAGMENTS_$(VARIANT)),)
+$(error unknown VARIANT '$(VARIANT)'; valid: $(VARIANTS))
+endif
+endif
+ifneq ($(filter run shell initramfs images trace,$(MAKECMDGOALS)),)
+ifeq ($(filter $(PROFILE),$(PROFILES)),)
+$(error unknown profile '$(PROFILE)'; valid profiles: $(PROFILES))
+endif
+ifneq ($(filter-out $(VALID_POLICIES),$(POLICY)),)
+$(error unknown POLICY '$(POLICY)'; valid: $(VALID_POLICIES))
+endif
+endif
+
+.PHONY: help deps tree export kernel driver guest initramfs images run test test-graph check \
+	check-series check-series-quick test-mutants shell soak bench bench-report bench-compare \
+	bench-repeatability test-harness-failures test-bad-input stap trace report manifest fanout judge print-build-targets clean distclean
 
 help:
 	@echo 'cow-policy targets:'
@@ -102,71 +131,201 @@ help:
 	@echo '  make clean       remove results, guest programs, initramfs images'
 	@echo '  make distclean   remove $(BUILD) (kernel trees and objects too)'
 
+# ---- the stage graph --------------------------------------------------------
+# Each build stage is a file target whose prerequisites are what it is built
+# from. A stage whose output may come out unchanged is a pair: NAME.ran is
+# the recipe's time stamp, NAME.id its output's identity (a hash, rewritten
+# only when it changes, see write_id in scripts/lib.sh), and later stages
+# depend on the .id: an unchanged rebuild rebuilds nothing after it.
+#   deps -> tree -> kernel <v> -> driver <v>, stap <v>  \
+#           tree -> upstream, vmtests; guest programs    -> initramfs <v>-<p> -> run <v>-<p>
+# make test: every run of TEST_MATRIX, check, test-bad-input and bench
+# QUICK=1 (test-graph), then the one judge (scripts/flow/test.sh).
+STAMPS = $(BUILD)/stamps
+LIB = . ./scripts/lib.sh &&
+SERIES_FILES = $(addprefix $(PATCHES)/,$(shell sed -e 's/\#.*//' $(PATCHES)/series 2>/dev/null | awk 'NF { print $$1 }'))
+DEPS_RAN = $(STAMPS)/deps-$(shell echo $(PACKAGES) $(EXTRA_PACKAGES) | cksum | cut -d' ' -f1).ran
+GUEST_DIRS = $(addprefix $(CURDIR)/,tests/guest tests/guest/lib guest guest/adapters benchmarks)
+GUEST_SRCS = $(wildcard $(addsuffix /*.c,$(GUEST_DIRS)) $(addsuffix /*.h,$(GUEST_DIRS)) $(CURDIR)/guest/adapters/*.sh)
+IMAGE_INPUTS = guest/init.sh $(wildcard qemu-profiles/features/*.setup tests/groups/*.list \
+	guest/groups/*.list tests/expect/*.tsv) scripts/build/initramfs.sh
+GUEST_IDS = $(STAMPS)/guest.id $(STAMPS)/upstream.id $(STAMPS)/vmtests.id
+UPSTREAM_TAR ?= /usr/src/linux-source-6.12.tar.xz
+tree_id = $(if $(filter stock,$(1)),$(STAMPS)/stock-tree.id,$(STAMPS)/tree.id)
+tree_of = $(if $(filter stock,$(1)),$(STOCK_TREE),$(KSRC))
+status_of = $(RDIR)/$(subst :,-,$(1)).status
+TEST_STATUS = $(foreach vp,$(TEST_MATRIX),$(call status_of,$(vp)))
+
+$(DEPS_RAN):
+	@$(LIB) run_stage deps scripts/build/deps.sh $(PACKAGES) $(EXTRA_PACKAGES)
+	@mkdir -p $(STAMPS) && touch $@
+
+$(STAMPS)/tree.ran: $(PATCHES)/series $(wildcard $(SERIES_FILES) $(KTAR)) scripts/build/tree.sh | $(DEPS_RAN)
+	@$(LIB) run_stage tree scripts/build/tree.sh $(KTAR) $(KSRC) $(PATCHES) $(TESTED_DEBIAN_VERSION) $(STAMPS)/tree.id
+	@touch $@
+$(STAMPS)/tree.id: $(STAMPS)/tree.ran ;
+
+# The unpatched kernel's tree: a worktree of the tag "base" (Debian's source).
+$(STAMPS)/stock-tree.ran: $(wildcard $(KTAR)) | $(STAMPS)/tree.ran
+	@[ -d $(STOCK_TREE) ] || git -C $(KSRC) worktree add -q --detach $(STOCK_TREE) base
+	@$(LIB) write_id $(STAMPS)/stock-tree.id $$(git -C $(STOCK_TREE) rev-parse HEAD)
+	@touch $@
+$(STAMPS)/stock-tree.id: $(STAMPS)/stock-tree.ran ;
+
+define variant_rules
+$(BUILD)/obj-$(1)/.kernel.ran: $(call tree_id,$(1)) $(FRAGMENTS_$(1)) configs/pending.txt \
+		scripts/build/kconfig.sh scripts/build/kernel.sh | $(DEPS_RAN)
+	@$$(LIB) run_stage "kernel $(1)" sh -c 'scripts/build/kconfig.sh $(1) $(call tree_of,$(1)) $(BUILD)/obj-$(1) \
+		configs/pending.txt $(FRAGMENTS_$(1)) && scripts/build/kernel.sh $(1) $(call tree_of,$(1)) $(BUILD)/obj-$(1)'
+	@touch $$@
+$(BUILD)/obj-$(1)/kernel.id: $(BUILD)/obj-$(1)/.kernel.ran ;
+
+# The cowpin pinning driver (driver/cowpin/), built against the variant.
+$(BUILD)/driver/$(1)/.driver.ran: $(BUILD)/obj-$(1)/kernel.id $(wildcard driver/cowpin/*) scripts/build/driver.sh
+	@$$(LIB) run_stage "driver $(1)" scripts/build/driver.sh $(1) $(call tree_of,$(1)) $(BUILD)/obj-$(1)
+	@touch $$@
+$(BUILD)/driver/$(1)/driver.id: $(BUILD)/driver/$(1)/.driver.ran ;
+
+$(BUILD)/stap/$(1)/.stap.ran: $(BUILD)/obj-$(1)/kernel.id benchmarks/stap/cow_decisions.stp scripts/build/stap.sh
+	@$$(LIB) run_stage "stap $(1)" scripts/build/stap.sh $(1) $(BUILD)/obj-$(1) cow_decisions
+	@$$(LIB) write_id $(BUILD)/stap/$(1)/stap.id $$$$(hash_tree $(BUILD)/stap/$(1)/cow_decisions.ko)
+	@touch $$@
+$(BUILD)/stap/$(1)/stap.id: $(BUILD)/stap/$(1)/.stap.ran ;
+endef
+$(foreach v,$(VARIANTS),$(eval $(call variant_rules,$(v))))
+
+$(STAMPS)/guest.ran: $(GUEST_SRCS) $(GUEST_DIRS) scripts/build/guest.sh | $(DEPS_RAN)
+	@$(LIB) run_stage "guest programs" scripts/build/guest.sh
+	@$(LIB) write_id $(STAMPS)/guest.id $$(cd $(BUILD)/guest/bin && hash_files $$(cat .built))
+	@touch $@
+$(STAMPS)/guest.id: $(STAMPS)/guest.ran ;
+
+# Upstream's cow.c and gup_longterm.c (linux-source-6.12) and 6.1's own vm
+# selftests, both against the tree's uapi headers.
+$(STAMPS)/upstream.ran: $(STAMPS)/tree.id $(wildcard $(UPSTREAM_TAR)) tests/upstream/shim.h scripts/build/upstream.sh
+	@$(LIB) run_stage "upstream tests" scripts/build/upstream.sh $(KSRC)
+	@$(LIB) write_id $(STAMPS)/upstream.id $$(hash_files $(BUILD)/guest/bin/upstream_*)
+	@touch $@
+$(STAMPS)/upstream.id: $(STAMPS)/upstream.ran ;
+$(STAMPS)/vmtests.ran: $(STAMPS)/tree.id scripts/build/vmtests.sh
+	@$(LIB) run_stage "vm selftests" scripts/build/vmtests.sh $(KSRC)
+	@$(LIB) write_id $(STAMPS)/vmtests.id $$(hash_files $(BUILD)/guest/bin/vm61_*)
+	@touch $@
+$(STAMPS)/vmtests.id: $(STAMPS)/vmtests.ran ;
+
+# One image per (variant, profile); one run per (variant, profile) in
+# results/<RUN_ID>/, whose verdict is <variant>-<profile>.status. A run
+# always runs (phony); its recipe succeeds whatever the verdict, so that
+# make -k test runs every other run and the judge sees them all.
+define image_rules
+$(BUILD)/initramfs/$(1)-$(2).img: $(BUILD)/obj-$(1)/kernel.id $(BUILD)/driver/$(1)/driver.id \
+		$(if $(filter $(1),$(STAP_VARIANTS)),$(BUILD)/stap/$(1)/stap.id) $(GUEST_IDS) \
+		$(wildcard $(BUILD)/stap/$(1)/*.ko) qemu-profiles/$(2).profile $(IMAGE_INPUTS)
+	@$$(LIB) run_stage "initramfs $(1)-$(2)" scripts/build/initramfs.sh $(1) $(2) $(BUILD)/obj-$(1)
+$(RDIR)/$(1)-$(2).status: $(BUILD)/initramfs/$(1)-$(2).img
+	@scripts/boot/run-qemu.sh $(1) $(2) $(BUILD)/obj-$(1) || true
+	@$$(LIB) [ -s $$@ ] || { record fail "run $(1)-$(2) (no result: the run did not start or died early)"; \
+		mkdir -p $(RDIR); echo "fail the run did not start or died early" >$$@; }
+endef
+$(foreach v,$(VARIANTS),$(foreach p,$(PROFILES),$(eval $(call image_rules,$(v),$(p)))))
+.PHONY: $(foreach v,$(VARIANTS),$(foreach p,$(PROFILES),$(RDIR)/$(v)-$(p).status)) $(RDIR)/bench-quick.status
+
+# make bench QUICK=1: one tiny deterministic round of every benchmark on the
+# cow kernel, through collect, report and plots: proves the bench pipeline.
+$(RDIR)/bench-quick.status: $(BUILD)/initramfs/cow-bench.img
+	@$(LIB) if QUICK=1 BENCH_NOBUILD=1 BENCH_RUN=$(RDIR)/bench-quick scripts/flow/bench.sh; then \
+		record pass "bench QUICK=1 ($(RDIR)/bench-quick/report.md)"; echo pass >$@; \
+	else record fail "bench QUICK=1"; echo fail >$@; fi
+
+test-graph: check test-bad-input $(TEST_STATUS) $(RDIR)/bench-quick.status
+
+# The build stages of make test, "name=file" (scripts/flow/test.sh prints
+# "up to date" for those that are).
+TEST_VARIANTS_ALL = $(sort $(foreach vp,$(TEST_MATRIX),$(firstword $(subst :, ,$(vp)))))
+print-build-targets:
+	@echo tree=$(STAMPS)/tree.id guest_programs=$(STAMPS)/guest.id \
+		upstream_tests=$(STAMPS)/upstream.id vm_selftests=$(STAMPS)/vmtests.id \
+		$(foreach v,$(TEST_VARIANTS_ALL),kernel_$(v)=$(BUILD)/obj-$(v)/kernel.id \
+			driver_$(v)=$(BUILD)/driver/$(v)/driver.id) \
+		$(foreach v,$(filter $(STAP_VARIANTS),$(TEST_VARIANTS_ALL)),stap_$(v)=$(BUILD)/stap/$(v)/stap.id) \
+		$(foreach vp,$(TEST_MATRIX) cow:bench,initramfs_$(subst :,-,$(vp))=$(BUILD)/initramfs/$(subst :,-,$(vp)).img)
+
+# make print-VAR: the value of a make variable (for scripts and checks).
+print-%:
+	@echo '$($*)'
+
+# ---- the targets people type -------------------------------------------------
 deps:
 	@scripts/build/deps.sh $(PACKAGES) $(EXTRA_PACKAGES)
+	@mkdir -p $(STAMPS) && touch $(DEPS_RAN)
 
-tree:
-	@scripts/build/tree.sh $(KTAR) $(KSRC) $(PATCHES) $(TESTED_DEBIAN_VERSION)
+# make tree always re-checks the tree against patches/series.
+tree: | $(DEPS_RAN)
+	@rm -f $(STAMPS)/tree.ran
+	@$(MAKE) --no-print-directory $(STAMPS)/tree.ran
 
 export:
 	@scripts/build/export.sh $(KSRC) $(PATCHES)
 
-# SKIP_TREE=1: the caller has just run make tree (make test does).
-kernel: $(if $(SKIP_TREE),,tree)
-	@$(if $(FRAGMENTS_$(VARIANT)),:,echo "unknown VARIANT '$(VARIANT)'; valid: $(VARIANTS)" >&2; exit 1)
-	@if [ "$(VARIANT)" = stock ] && [ ! -d $(BASE_TREE) ]; then \
-		git -C $(KSRC) worktree add -q --detach $(BASE_TREE) base; fi
-	@scripts/build/kconfig.sh $(VARIANT) $(TREE) $(OBJ) configs/pending.txt $(FRAGMENTS_$(VARIANT))
-	@scripts/build/kernel.sh $(VARIANT) $(TREE) $(OBJ)
+kernel: $(BUILD)/obj-$(VARIANT)/kernel.id
+driver: $(BUILD)/driver/$(VARIANT)/driver.id
+guest: $(GUEST_IDS)
+initramfs: $(BUILD)/initramfs/$(VARIANT)-$(PROFILE).img
+# images [MATRIX="v:p ..."]: every image the runs need, built before a fan-out.
+MATRIX ?= $(TEST_MATRIX)
+images: $(foreach vp,$(MATRIX),$(BUILD)/initramfs/$(subst :,-,$(vp)).img)
 
-# The cowpin pinning driver (driver/cowpin/), built against OBJ with M=.
-driver:
-	@$(if $(FRAGMENTS_$(VARIANT)),:,echo "unknown VARIANT '$(VARIANT)'; valid: $(VARIANTS)" >&2; exit 1)
-	@scripts/build/driver.sh $(VARIANT) $(TREE) $(OBJ)
-
-guest:
-	@scripts/build/guest.sh
-	@scripts/build/upstream.sh $(KSRC)
-	@scripts/build/vmtests.sh $(KSRC)
-
-initramfs:
-	@scripts/build/initramfs.sh $(VARIANT) $(PROFILE) $(OBJ)
-
-# POLICY= (run, shell): one of VALID_POLICIES, or a space-separated list of them.
-VALID_POLICIES = exclusive refcount mapcount
-check_policy = $(if $(filter-out $(VALID_POLICIES),$(POLICY)),@echo "unknown POLICY '$(POLICY)'; valid: $(VALID_POLICIES)" >&2; exit 1)
-check_variant = $(if $(FRAGMENTS_$(VARIANT)),,@echo "unknown VARIANT '$(VARIANT)'; valid: $(VARIANTS)" >&2; exit 1)
-
-# check-args: fail before any work on a bad POLICY= or VARIANT=.
-check-args:
-	$(check_policy)
-	$(check_variant)
-
-run: check-args
-	@scripts/boot/run-qemu.sh $(VARIANT) $(PROFILE) $(OBJ)
+# make run VARIANT= PROFILE= [POLICY=]: builds what the run needs, then runs
+# it; fails when the run failed.
+run: $(RDIR)/$(VARIANT)-$(PROFILE).status
+	@grep -q '^pass' $<
 
 test:
-	@MAKE="$(MAKE)" scripts/flow/test.sh
+	@MAKE="$(MAKE)" JOBS="$(JOBS)" scripts/flow/test.sh
+
+# The list of runs of TEST_MATRIX as a manifest (scripts/flow/fanout.sh):
+# one line per run, for GNU parallel or another job runner.
+manifest:
+	@scripts/flow/fanout.sh manifest $(TEST_MATRIX)
+
+# The manifest run by GNU parallel (PARALLEL="--sshloginfile hosts" etc.),
+# then the judge: make's graph is not the only way to run the matrix.
+PARALLEL ?=
+fanout:
+	@MAKE="$(MAKE)" scripts/flow/fanout.sh parallel $(PARALLEL)
+
+# The one judge over a results directory made by any runner: make judge
+# RUN=<dir> [MATRIX="v:p ..."] (default TEST_MATRIX).
+judge:
+	@test -n "$(RUN)" || { echo 'usage: make judge RUN=<results dir> [MATRIX="v:p ..."]' >&2; exit 1; }
+	@python3 scripts/report/results.py $(RUN) | head -n 1
+	@python3 scripts/report/judge.py $(RUN) --runs "$(MATRIX)"
+
+# RESULTS.md (committed) from run directories: make report RUN="<test run>
+# <bench run> <mutants run>"; make check validates the committed file.
+report:
+	@test -n "$(RUN)" || { echo 'usage: make report RUN="<results dir>..."' >&2; exit 1; }
+	@python3 scripts/report/results_md.py write RESULTS.md $(RUN) && python3 scripts/report/results_md.py check RESULTS.md
 
 check:
 	@scripts/check/check.sh
 
 # Bisectability: build every prefix of the series with CONFIG_COW_POLICY=y
 # and =n (slow: about 40 minutes on 2 cores).
-check-series: tree
+check-series: $(STAMPS)/tree.id
 	@sh scripts/check/check-series.sh $(KSRC) $(PATCHES) $(BUILD)
 
 # The same prefixes, compiling only the objects the series touches (minutes).
-check-series-quick: tree
+check-series-quick: $(STAMPS)/tree.id
 	@QUICK=1 sh scripts/check/check-series.sh $(KSRC) $(PATCHES) $(BUILD)
 
 # The mutation check: tests/mutants/*.patch (MUTANTS="a b" for some), each
 # built on the series and booted; each must fail exactly its expected cells.
 MUTANTS ?=
-test-mutants: tree
+test-mutants: $(STAMPS)/tree.id
 	@sh scripts/check/mutants.sh $(KSRC) $(MUTANTS)
 
-shell: check-args guest initramfs
+shell: $(BUILD)/initramfs/$(VARIANT)-$(PROFILE).img
 	@scripts/boot/run-qemu.sh --shell $(VARIANT) $(PROFILE) $(OBJ)
 
 # make bench: see scripts/flow/bench.sh for the BENCH_* knobs (rounds, sizes, modes).
@@ -192,18 +351,18 @@ test-harness-failures:
 # Host-side bad-input tests of the harness (seconds): unknown profile,
 # policy, variant, a missing package, corrupted and non-applying patches,
 # a guest that never boots. Run by make test after make check.
-test-bad-input:
+test-bad-input: $(BUILD)/initramfs/cow-base.img
 	@MAKE="$(MAKE)" scripts/check/test-bad-input.sh
 
 # systemtap (benchmarks/stap/): compile SCRIPT (default: all) on the host
 # for VARIANT into $(BUILD)/stap/<variant>/; the initramfs of that variant
 # then carries the modules, staprun and stapio.
 SCRIPT ?=
-stap: check-args
+stap: $(BUILD)/obj-$(VARIANT)/kernel.id
 	@scripts/build/stap.sh $(VARIANT) $(OBJ) $(SCRIPT)
 
 # make trace PROFILE=<p> POLICY=<policy> SCRIPT=<name> [WORKLOAD="cmd args"]
-trace: check-args
+trace:
 	@MAKE="$(MAKE)" SCRIPT="$(SCRIPT)" WORKLOAD="$(WORKLOAD)" scripts/flow/trace.sh
 
 # The flip stress for DURATION minutes (default 30) on VARIANT (default

@@ -82,3 +82,49 @@ run_counted() {
 	grep -q -E "^(pass|fail) run $1-$2\$" "$COWTEST_COUNTS" ||
 		record fail "run $1-$2 (no result: the run did not start or died early)"
 }
+
+# accel_args NAME: QEMU's accelerator and CPU arguments for an accelerator
+# name as results record it (scripts/boot/qemu.sh --accel): kvm, tcg
+# (multi-threaded TCG), tcg-single, icount.
+accel_args() {
+	case $1 in
+	kvm) echo "-accel kvm -cpu host" ;;
+	tcg) echo "-accel tcg,thread=multi -cpu max,la57=off" ;;
+	tcg-single) echo "-accel tcg,thread=single -cpu max,la57=off" ;;
+	icount) echo "-accel tcg -icount shift=0,sleep=off,align=off -cpu max,la57=off" ;;
+	*) die "unknown accelerator '$1'; valid: kvm tcg tcg-single icount" ;;
+	esac
+}
+
+# run_stage NAME CMD...: one stage of make's graph (a Makefile recipe). A
+# failure is counted for make test ("fail stage NAME") and gets a FAILED
+# stage line when CMD died before printing its own.
+run_stage() {
+	_rs_name=$1
+	shift
+	_rs_lines=$(cat "${COWTEST_STAGES:-/dev/null}" 2>/dev/null | wc -l)
+	_rs_t=$(now)
+	"$@" && return 0
+	record fail "stage $_rs_name"
+	[ "$(cat "${COWTEST_STAGES:-/dev/null}" 2>/dev/null | wc -l)" != "$_rs_lines" ] ||
+		stage "$_rs_name" "FAILED" "$_rs_t"
+	return 1
+}
+
+# write_id FILE WORD...: FILE holds WORDs (an identity: a hash, a commit),
+# rewritten only when they change, so that make rebuilds what depends on
+# FILE only then (the .ran/.id pairs of the Makefile).
+write_id() {
+	_wi_f=$1
+	shift
+	printf '%s\n' "$*" >"$_wi_f.new"
+	if cmp -s "$_wi_f.new" "$_wi_f"; then rm -f "$_wi_f.new"; else mv "$_wi_f.new" "$_wi_f"; fi
+}
+
+# hash_tree DIR...: one sha256 over every regular file under DIRs (names
+# and contents), for write_id.
+hash_tree() {
+	find "$@" -type f ! -name '.*' ! -name '*.id' 2>/dev/null | LC_ALL=C sort | while read -r _ht; do
+		printf '%s %s\n' "$_ht" "$(sha256sum <"$_ht" | cut -d' ' -f1)"
+	done | sha256sum | cut -d' ' -f1
+}

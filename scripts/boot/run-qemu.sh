@@ -20,10 +20,6 @@ initrd="$BUILD/initramfs/$variant-$profile.img"
 [ -f "$initrd" ] || die "run: no initramfs $initrd (run make initramfs VARIANT=$variant PROFILE=$profile)"
 
 accel=$("$top/scripts/boot/accel.sh" "$kernel" "$initrd")
-case $accel in
-kvm) accel_args="-accel kvm -cpu host" ;;
-*) accel_args="-accel tcg,thread=multi -cpu max,la57=off" ;;
-esac
 
 # QEMU_DISKS="name:size[:drive-options] ..." (profile): a fresh sparse raw
 # image per disk, attached in order as virtio disks (/dev/vda, /dev/vdb,
@@ -47,7 +43,7 @@ make_disks() { # DIR PREFIX
 	done
 }
 
-cmdline="$KERNEL_CMDLINE ${EXTRA_CMDLINE:-}"
+cmdline="$KERNEL_CMDLINE cowtest.timeout=${TEST_TIMEOUT:-120} ${EXTRA_CMDLINE:-}"
 [ -z "${POLICY:-}" ] || cmdline="$cmdline cowtest.policy=$POLICY"
 case ${HARNESS_SELFTEST:-} in
 '') ;;
@@ -61,10 +57,8 @@ if [ $mode = shell ]; then
 	echo "make shell: Ctrl-A X quits QEMU; Ctrl-A C is the QEMU monitor"
 	make_disks "$BUILD/disks" "$variant-$profile-"
 	# shellcheck disable=SC2086
-	qemu-system-x86_64 -nodefaults -no-reboot -display none \
-		-serial mon:stdio -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-		-kernel "$kernel" -initrd "$initrd" -append "$cmdline cowtest.shell=1" \
-		$accel_args $QEMU_ARGS $disk_args
+	"$top/scripts/boot/qemu.sh" --accel "$accel" --console stdio \
+		"$kernel" "$initrd" "$cmdline cowtest.shell=1" -- $QEMU_ARGS $disk_args
 	rc=$?
 	# qemu-exit 0 from the guest is QEMU status 1.
 	[ $rc = 1 ] || [ $rc = 0 ] || die "make shell: qemu exit status $rc"
@@ -79,6 +73,7 @@ start=$(now)
 RUN_ID=${RUN_ID:-$(date +%Y%m%d-%H%M%S)}
 rdir="$RESULTS/$RUN_ID"
 mkdir -p "$rdir"
+rm -f "$rdir/${RUN_NAME:-$variant-$profile}.status"
 ln -sfn "$RUN_ID" "$RESULTS/latest"
 echo "$accel" >"$rdir/accel.txt"
 name=${RUN_NAME:-$variant-$profile}
@@ -97,19 +92,16 @@ disk_args="$disk_args -drive file=$resimg,if=none,format=raw,id=cowres -device v
 	echo "# kernel: $kernel ($(kernel_release "$obj"))"
 	echo "# initrd: $initrd"
 	echo "# cmdline: $cmdline"
-	echo "# qemu: $accel_args $QEMU_ARGS$disk_args"
+	# shellcheck disable=SC2086
+	echo "# qemu: $("$top/scripts/boot/qemu.sh" --print --accel "$accel" --console "$log" "$kernel" "$initrd" "..." -- $QEMU_ARGS $disk_args)"
 } >"$log"
 # shellcheck disable=SC2086
-timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -nodefaults -no-reboot -display none \
-	-chardev "file,id=console,path=$log,append=on" -serial chardev:console \
-	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
-	$accel_args $QEMU_ARGS $disk_args </dev/null >"$rdir/$name.qemu.out" 2>&1
+"$top/scripts/boot/qemu.sh" --accel "$accel" --console "$log" --timeout "$TIMEOUT" \
+	--out "$rdir/$name.qemu.out" "$kernel" "$initrd" "$cmdline" -- $QEMU_ARGS $disk_args
 rc=$?
 # shellcheck disable=SC2086
 [ -z "$disk_files" ] || rm -f $disk_files
 tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
-[ -s "$rdir/$name.qemu.out" ] || rm -f "$rdir/$name.qemu.out"
 
 # The runner's TAP, from the results disk (NUL padding dropped); the
 # console's copy (from "TAP version" to the status line, printk lines
@@ -148,7 +140,7 @@ fi
 # The guest observes, the host judges: this run's results against
 # tests/expect/ (scripts/report/judge.py); a failed cell fails the run.
 if [ -s "$tap" ]; then
-	python3 "$top/scripts/report/results.py" "$rdir" >/dev/null 2>&1
+	python3 "$top/scripts/report/results.py" "$rdir" --only "$name" >/dev/null 2>&1
 	judged=$(python3 "$top/scripts/report/judge.py" "$rdir" --only "$variant:$profile" 2>&1)
 	jrc=$?
 	echo "$judged" >"$rdir/$name.judge.txt"
@@ -165,12 +157,15 @@ case $rc in
 *) add "qemu exit status $rc (see $rdir/$name.qemu.out)" ;;
 esac
 
+# The run's verdict as data, for make (the .status target) and for people.
 if [ -n "$reasons" ]; then
 	record fail "run $name"
+	echo "fail $reasons" >"$rdir/$name.status"
 	echo "FAILED: $reasons, log: $log"
 	stage "run $name" "FAILED (accel $accel, log: $log)" "$start"
 	exit 1
 fi
 record pass "run $name"
+echo "pass" >"$rdir/$name.status"
 summary=$(printf '%s\n' "$status" | sed 's/^COWTEST-STATUS //')
 stage "run $name" "ok (accel $accel, boot-to-runner ${boot:-?}s, $summary, log: $log)" "$start"

@@ -29,4 +29,5 @@ if grep -q 'warning:' "$log"; then
 	stage "driver $variant" "FAILED (compiler warnings, log: $log)" "$start"
 	exit 1
 fi
+write_id "$dir/driver.id" "$(sha256sum <"$dir/cowpin.ko" | cut -d' ' -f1)"
 stage "driver $variant" "ok ($dir/cowpin.ko)" "$start"

@@ -33,7 +33,6 @@ cp "$top"/tests/expect/*.tsv "$stagedir/etc/cowtest/expect/" 2>/dev/null || true
 cat >"$stagedir/etc/cowtest/run.conf" <<EOC
 VARIANT=$variant
 PROFILE=$profile
-TEST_TIMEOUT=${TEST_TIMEOUT:-120}
 EOC
 if [ -d "$obj/modinst/lib/modules/$kver" ]; then
 	mkdir -p "$stagedir/usr/lib/modules"

@@ -3,10 +3,13 @@
 # Build bzImage and modules of a configured object dir (ccache, fixed build
 # timestamp), then install the modules into OBJ/modinst for the initramfs.
 # Holds a lock so that only one kernel build runs on the machine at a time.
+# OBJ/kernel.id (the Makefile's) names the bzImage and modules built; it is
+# rewritten only when they change, so an unchanged rebuild rebuilds nothing
+# after it.
 set -eu
 . "$(dirname "$0")/../lib.sh"
 variant=$1 tree=$2 obj=$3
-JOBS=${JOBS:-3}
+KBUILD_JOBS=${KBUILD_JOBS:-$(($(nproc) + 1))}
 log="$obj/build.log"
 # Machine-wide (not per BUILD dir): two kernel builds on 2 cores only slow
 # each other down. KBUILD_LOCK overrides.
@@ -19,7 +22,7 @@ CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 export CCACHE_BASEDIR CCACHE_NOHASHDIR
 
 kmake() {
-	make -C "$tree" O="$obj" -j"$JOBS" CC="ccache gcc" \
+	make -C "$tree" O="$obj" -j"$KBUILD_JOBS" CC="ccache gcc" \
 		KBUILD_BUILD_TIMESTAMP='2024-01-01' KBUILD_BUILD_USER=cow \
 		KBUILD_BUILD_HOST=cow "$@" >>"$log" 2>&1
 }
@@ -48,3 +51,4 @@ kmake INSTALL_MOD_PATH="$obj/modinst" INSTALL_MOD_STRIP=1 DEPMOD=/sbin/depmod mo
 	fail "modules $variant" "$start"
 n=$(find "$obj/modinst" -name '*.ko' | wc -l)
 stage "modules $variant" "ok ($n modules)" "$start"
+write_id "$obj/kernel.id" "$(sha256sum <"$obj/arch/x86/boot/bzImage" | cut -d' ' -f1) $(hash_tree "$obj/modinst")"

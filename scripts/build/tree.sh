@@ -1,10 +1,12 @@
 #!/bin/sh
-# scripts/build/tree.sh KTAR KSRC PATCHDIR TESTED_DEBIAN_VERSION
+# scripts/build/tree.sh KTAR KSRC PATCHDIR TESTED_DEBIAN_VERSION [ID-FILE]
 # Unpack Debian's linux-source-6.1 into a git tree (tag "base") if absent,
 # then apply patches/series onto branch cow-policy with git am, no fuzz.
+# ID-FILE (the Makefile's tree.id) gets the series hash and the tree's HEAD,
+# rewritten only when they change.
 set -eu
 . "$(dirname "$0")/../lib.sh"
-ktar=$1 ksrc=$2 patchdir=$3 tested=$4
+ktar=$1 ksrc=$2 patchdir=$3 tested=$4 idfile=${5:-}
 FORCE=${FORCE:-}
 GIT_IDENT="-c user.name=cow-policy -c user.email=cow-policy@localhost"
 
@@ -58,6 +60,7 @@ stamp_key='' stamp_head=''
 if [ -f "$stampf" ]; then read -r stamp_key stamp_head <"$stampf"; fi
 
 if [ "$key" = "$stamp_key" ] && [ "$head" = "$stamp_head" ] && [ "$branch" = cow-policy ]; then
+	[ -z "$idfile" ] || write_id "$idfile" "$stamp_key $stamp_head"
 	stage "patch" "ok (series unchanged, $npatches patches)" "$start"
 	exit 0
 fi
@@ -90,4 +93,5 @@ for p in $patches; do
 	fi
 done
 echo "$key $(git -C "$ksrc" rev-parse HEAD)" >"$stampf"
+[ -z "$idfile" ] || write_id "$idfile" "$key $(git -C "$ksrc" rev-parse HEAD)"
 stage "patch" "ok ($npatches patches applied on base)" "$start"

@@ -13,7 +13,7 @@ set -eu
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 ksrc=$1 patchdir=$2 build=$3
-JOBS=${JOBS:-3}
+KBUILD_JOBS=${KBUILD_JOBS:-$(($(nproc) + 1))}
 wt="$build/series-check"
 QUICK=${QUICK:-}
 quick_objs="mm/cow_policy.o mm/memory.o mm/gup.o mm/huge_memory.o mm/mprotect.o
@@ -64,7 +64,7 @@ for p in $(series_patches "$patchdir"); do
 		# A warning in a file the series touched fails the step too.
 		touched=$(git -C "$wt" diff --name-only base HEAD | sed 's/[.]/[.]/g' | paste -sd'|' -)
 		# shellcheck disable=SC2086
-		if flock "$lock" make -C "$wt" O="$obj" -j"$JOBS" CC="ccache gcc" \
+		if flock "$lock" make -C "$wt" O="$obj" -j"$KBUILD_JOBS" CC="ccache gcc" \
 			KBUILD_BUILD_TIMESTAMP='2024-01-01' KBUILD_BUILD_USER=cow \
 			KBUILD_BUILD_HOST=cow $targets >"$log" 2>&1 &&
 			! grep -E "($touched):[0-9]+:[0-9]+: warning:" "$log"; then

@@ -368,6 +368,112 @@ assert (m["d"], m["lo"], m["hi"]) == (1.0, 1.0, 1.0), m
 ' 2>&1); then ok "benchstat: textbook values from scipy.stats"
 else notok "benchstat: textbook values from scipy.stats" "$(echo "$out" | tail -n 1)"; fi
 
+# 17. scripts/report/results_md.py, the generator of RESULTS.md, on the canned
+# runs of tests/host/results-md: check accepts what write renders (over an
+# older file), and rejects each of three breakages of it; write on a missing
+# or an empty run directory exits 2 with one line naming it and leaves the
+# existing output as it was.
+rm_=$(mktemp -d)
+rmd() { python3 scripts/report/results_md.py "$@"; }
+rmc=tests/host/results-md
+echo old >"$rm_/R.md"
+if rmd write "$rm_/R.md" "$rmc/20260102-030405" "$rmc/20251231-235959" \
+	"$rmc/bench-20260102-040506-0123456" "$rmc/mutants-20260102-050607" >"$tmp" 2>&1 &&
+	rmd check "$rm_/R.md" >"$tmp" 2>&1 && grep -q ': 4 sections, runs: 20260102-030405 ' "$tmp" &&
+	grep -q -x -F 'Run: 20251231-235959 · date: 2025-12-31T23:59:59 · kernel: 6.1.0+ (stock) · commit: unknown (run predates meta.env) · accelerator: tcg · command: make test' "$rm_/R.md" &&
+	grep -q -x -F '**QUICK smoke run: not a measurement.**' "$rm_/R.md"; then
+	ok "results_md: check accepts what write renders from a test, an old test, a bench and a mutants run"
+else notok "results_md: write, then check" "$(tail -n 1 "$tmp")"; fi
+rmd_bad() { # WHAT WANT-OUTPUT AWK-PROGRAM: check rejects R.md broken by AWK-PROGRAM
+	awk "$3" "$rm_/R.md" >"$rm_/bad.md"
+	if cmp -s "$rm_/R.md" "$rm_/bad.md"; then notok "results_md: check rejects $1" "the breakage did not apply"
+	elif rmd check "$rm_/bad.md" >"$tmp" 2>&1; then notok "results_md: check rejects $1" "check passed"
+	elif ! grep -q "$2" "$tmp"; then notok "results_md: check rejects $1" "$(head -n 1 "$tmp")"
+	else ok "results_md: check rejects $1"; fi
+}
+rmd_bad "a section without its provenance line" "does not start with a provenance line" \
+	'!d && /^Run: /{d=1; next} 1'
+rmd_bad "a provenance line with an empty commit" "has an empty commit" \
+	'!d && /^Run: /{sub(/ · commit: [^·]* · /, " · commit:  · "); d=1} 1'
+rmd_bad "a table with a ragged row" "6 columns, the table of line [0-9]* has 5" \
+	'f{$0 = $0 " x |"; f=0; d=1} !d && /^\| --- /{f=1} 1'
+mkdir "$rm_/empty"
+for rmd_dir in "$rm_/no-such-run" "$rm_/empty"; do
+	echo old >"$rm_/keep.md"
+	rmd write "$rm_/keep.md" "$rmc/20260102-030405" "$rmd_dir" >"$tmp" 2>&1
+	rmd_rc=$?
+	if [ $rmd_rc != 2 ]; then notok "results_md: write on ${rmd_dir##*/}" "exit status $rmd_rc, not 2"
+	elif [ "$(cat "$rm_/keep.md")" != old ] ||
+		[ -n "$(find "$rm_" -name '.results_md.*')" ]; then
+		notok "results_md: write on ${rmd_dir##*/}" "the output was touched or a temporary file left"
+	elif [ "$(wc -l <"$tmp")" != 1 ] || ! grep -q -F "error: $rmd_dir: " "$tmp"; then
+		notok "results_md: write on ${rmd_dir##*/}" "not one error line naming it: $(head -n 1 "$tmp")"
+	else ok "results_md: write on ${rmd_dir##*/} exits 2 and leaves the output alone"; fi
+done
+rm -rf "$rm_"
+
+# 18. The stage graph (Makefile) and the one QEMU launcher. On a scratch
+# BUILD whose every stamp is current, touching one patch makes the kernels
+# built from the series stale and nothing else that does not read it; the
+# launcher maps each accelerator name to its QEMU arguments and refuses
+# others; the manifest has one line of five fields per run.
+sg=$(mktemp -d)
+mkdir -p "$sg/patches" "$sg/build/stamps" "$sg/build/guest/bin"
+cp patches/* "$sg/patches/"
+for v in cow nocow debug stock; do
+	mkdir -p "$sg/build/obj-$v" "$sg/build/driver/$v" "$sg/build/stap/$v"
+	touch "$sg/build/obj-$v/.kernel.ran" "$sg/build/obj-$v/kernel.id" \
+		"$sg/build/driver/$v/.driver.ran" "$sg/build/driver/$v/driver.id"
+done
+for s in tree stock-tree guest upstream vmtests; do touch "$sg/build/stamps/$s.ran" "$sg/build/stamps/$s.id"; done
+touch "$(make -s --no-print-directory BUILD="$sg/build" print-DEPS_RAN)"
+# One time stamp for every stamp: current, none newer than another.
+find "$sg/build" -type f -exec touch -d '@2000000000' {} +
+touch -d '@1900000000' "$sg"/patches/*
+# sg_case WANT TARGET STAGE WHAT: make -n TARGET would (1) or would not (0)
+# run the recipe of STAGE.
+sg_case() {
+	_r=0
+	make -n --no-print-directory BUILD="$sg/build" PATCHES="$sg/patches" "$2" 2>&1 |
+		grep -q "run_stage \"$3\"" && _r=1
+	if [ "$_r" = "$1" ]; then ok "stage graph: $4"; else notok "stage graph: $4" "make -n $2: stage $3 $([ $_r = 1 ] && echo runs || echo does not run)"; fi
+}
+sg_case 0 "$sg/build/obj-cow/kernel.id" "kernel cow" "with every stamp current, nothing rebuilds"
+touch -d '@2100000000' "$sg/patches/$(sed -n 1p "$sg/patches/series")"
+sg_case 1 "$sg/build/obj-cow/kernel.id" "kernel cow" "a touched patch rebuilds the cow kernel"
+sg_case 1 "$sg/build/obj-debug/kernel.id" "kernel debug" "a touched patch rebuilds the debug kernel"
+sg_case 0 "$sg/build/obj-stock/kernel.id" "kernel stock" "a touched patch leaves the stock kernel alone"
+sg_case 0 "$sg/build/stamps/guest.id" "guest programs" "a touched patch leaves the guest programs alone"
+rm -rf "$sg"
+for a in kvm:'-accel kvm -cpu host' tcg:'-accel tcg,thread=multi -cpu max,la57=off' \
+	tcg-single:'-accel tcg,thread=single' icount:'-icount shift=0,sleep=off,align=off'; do
+	if scripts/boot/qemu.sh --print --accel "${a%%:*}" --console /dev/null K I 'c=1' -- -m 1G | grep -qF -- "${a#*:}"; then
+		ok "qemu.sh: accelerator ${a%%:*} is ${a#*:}"
+	else notok "qemu.sh: accelerator ${a%%:*}" "no '${a#*:}' in its command"; fi
+done
+if out=$(scripts/boot/qemu.sh --print --accel kvmm --console /dev/null K I c 2>&1); then
+	notok "qemu.sh: an unknown accelerator fails" "exit 0"
+elif echo "$out" | grep -q "unknown accelerator 'kvmm'; valid: kvm tcg tcg-single icount"; then
+	ok "qemu.sh: an unknown accelerator fails, naming the valid ones"
+else notok "qemu.sh: an unknown accelerator fails" "$out"; fi
+fo=$(mktemp -d)
+if RESULTS="$fo" RUN_ID=m scripts/flow/fanout.sh manifest cow:base stock:vmtests >/dev/null &&
+	[ "$(awk -F '\t' 'NF == 5' "$fo/m/manifest.tsv" | wc -l)" = 2 ]; then
+	ok "fanout.sh: the manifest has one line of five fields per run"
+else notok "fanout.sh: the manifest" "$(cat "$fo/m/manifest.tsv" 2>/dev/null | head -n 2)"; fi
+if RESULTS="$fo" RUN_ID=m scripts/flow/fanout.sh manifest cowbase >/dev/null 2>&1; then
+	notok "fanout.sh: an entry that is not variant:profile fails" "exit 0"
+else ok "fanout.sh: an entry that is not variant:profile fails"; fi
+rm -rf "$fo"
+
+# 19. The committed RESULTS.md (written by make report) parses and names
+# the run, date, kernel, commit and accelerator of every table.
+if [ -f RESULTS.md ]; then
+	if out=$(python3 scripts/report/results_md.py check RESULTS.md 2>&1); then
+		ok "RESULTS.md: $(echo "$out" | head -n 1)"
+	else notok "RESULTS.md does not validate" "$(echo "$out" | head -n 3 | tr '\n' ' ')"; fi
+else notok "RESULTS.md" "missing: make report RUN=\"<run dirs>\" writes it"; fi
+
 echo "$pass passed, $fail failed, $skip skipped"
 if [ $fail = 0 ]; then
 	stage "check" "ok ($pass passed, $skip skipped)" "$start"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # scripts/flow/bench.sh (make bench): the A/B copy-on-write microbenchmarks.
-# Builds what it needs (tree, kernels in BENCH_VARIANTS with their cowpin
-# driver, guest programs, initramfs PROFILE=bench), then boots once per
+# Builds what it needs (make images: the bench image of every kernel in
+# BENCH_VARIANTS and all it depends on), then boots once per
 # (mode, kernel) and runs benchmarks/cowbench.c, which interleaves the
 # policies in a seeded random order per round. The raw data go to
 # results/bench-<date>-<id>/ (raw.csv, raw.json, meta.json, the console logs);
@@ -58,16 +58,8 @@ echo "==== make bench: modes '$BENCH_MODES', kernels '$BENCH_VARIANTS', $BENCH_R
 
 # ---- build ------------------------------------------------------------------
 if [ "${BENCH_NOBUILD:-0}" != 1 ]; then
-	"$MAKE" --no-print-directory tree || exit 1
-	for v in $BENCH_VARIANTS; do
-		"$MAKE" --no-print-directory kernel VARIANT="$v" SKIP_TREE=1 || exit 1
-		"$MAKE" --no-print-directory driver VARIANT="$v" ||
-			echo "make bench: no cowpin driver for $v: forkpin and gupfp will be skipped"
-	done
-	"$MAKE" --no-print-directory guest || exit 1
-	for v in $BENCH_VARIANTS; do
-		"$MAKE" --no-print-directory initramfs VARIANT="$v" PROFILE=bench || exit 1
-	done
+	# make's stage graph builds the images and what they need.
+	"$MAKE" --no-print-directory images MATRIX="$(for v in $BENCH_VARIANTS; do printf '%s:bench ' "$v"; done)" || exit 1
 fi
 
 # ---- metadata ---------------------------------------------------------------
@@ -129,15 +121,12 @@ boot() {
 	_log="$run/$_mode-$_v.log"
 	case $_mode in
 	det)
-		_accel=tcg-icount
-		_qargs="-accel tcg -icount shift=0,sleep=off,align=off -smp 1 -cpu max,la57=off -seed $BENCH_SEED -rtc base=2024-01-01T00:00:00,clock=vm"
+		_accel=icount
+		_qargs="-smp 1 -seed $BENCH_SEED -rtc base=2024-01-01T00:00:00,clock=vm"
 		;;
 	wall)
 		_accel=$("$top/scripts/boot/accel.sh" "$_kernel" "$_initrd")
-		case $_accel in
-		kvm) _qargs="-accel kvm -cpu host -smp 2" ;;
-		*) _accel=tcg-mttcg _qargs="-accel tcg,thread=multi -cpu max,la57=off -smp 2" ;;
-		esac
+		_qargs="-smp 2"
 		;;
 	*) die "make bench: unknown mode '$_mode' (det or wall)" ;;
 	esac
@@ -158,17 +147,15 @@ boot() {
 		echo "# make bench boot: mode=$_mode variant=$_v accel=$_accel"
 		echo "# kernel: $_kernel ($(kernel_release "$BUILD/obj-$_k"))"
 		echo "# cmdline: $_cmd"
-		echo "# qemu: $_qargs -m 1G $_disk"
+		echo "# qemu: $(accel_args "$_accel") $_qargs -m 1G $_disk"
 	} >"$_log"
 	echo "accel_${_mode}_$_v=$_accel" >>"$run/meta.env"
-	echo "qemu_args_${_mode}_$_v=$_qargs -m 1G $_disk" >>"$run/meta.env"
+	echo "qemu_args_${_mode}_$_v=$(accel_args "$_accel") $_qargs -m 1G $_disk" >>"$run/meta.env"
 	_t=$(now)
 	# shellcheck disable=SC2086
-	timeout -k 10 "$((BENCH_TIMEOUT + 120))" qemu-system-x86_64 -nodefaults -no-reboot \
-		-display none -chardev "file,id=console,path=$_log,append=on" \
-		-serial chardev:console -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-		-kernel "$_kernel" -initrd "$_initrd" -append "$_cmd" \
-		$_qargs -m 1G $_disk </dev/null >"$run/$_mode-$_v.qemu.out" 2>&1 &
+	"$top/scripts/boot/qemu.sh" --accel "$_accel" --console "$_log" \
+		--timeout "$((BENCH_TIMEOUT + 120))" --out "$run/$_mode-$_v.qemu.out" \
+		"$_kernel" "$_initrd" "$_cmd" -- $_qargs -m 1G $_disk &
 	_pid=$!
 	_last=""
 	while kill -0 "$_pid" 2>/dev/null; do
@@ -183,7 +170,6 @@ boot() {
 	_rc=$?
 	rm -f "$run/$_mode-$_v-swap.img"
 	tr -d '\r' <"$_log" >"$_log.tmp" && mv "$_log.tmp" "$_log"
-	[ -s "$run/$_mode-$_v.qemu.out" ] || rm -f "$run/$_mode-$_v.qemu.out"
 	echo "seconds_${_mode}_$_v=$(($(now) - _t))" >>"$run/meta.env"
 	_why=""
 	grep -q '^COWTEST-STATUS passed=[0-9]* failed=0 ' "$_log" || _why="runner did not pass (rc $_rc)"

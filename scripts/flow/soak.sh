@@ -15,8 +15,6 @@ case $dur in '' | *[!0-9]*) echo "soak: DURATION must be whole minutes, got '$du
 v=${VARIANT:-debug}
 secs=$((dur * 60))
 limit=$((secs + 600))
-"$MAKE" --no-print-directory guest
-"$MAKE" --no-print-directory initramfs VARIANT="$v" PROFILE=flip
 rc=0
 RUN_GROUPS=flipstress EXTRA_CMDLINE="cowtest.flipsec=$secs cowtest.timeout=$limit" \
 	"$MAKE" --no-print-directory run VARIANT="$v" PROFILE=flip TIMEOUT="$limit" || rc=$?

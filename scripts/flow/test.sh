@@ -1,6 +1,7 @@
 #!/bin/sh
-# scripts/flow/test.sh (make test): deps, tree, check, kernels, guest programs,
-# initramfs images and one QEMU run per TEST_MATRIX entry (variant:profile).
+# scripts/flow/test.sh (make test): deps, then make's stage graph (test-graph:
+# check, test-bad-input, kernels, guest programs, images, one QEMU run per
+# TEST_MATRIX entry, bench QUICK=1), then the one judge over all runs.
 # Prints every stage line again at the end and, as the very last line,
 # "N passed, N failed, N skipped". Exit status 1 when anything failed.
 set -u
@@ -8,7 +9,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 MAKE=${MAKE:-make}
-RUN_ID=$(date +%Y%m%d-%H%M%S)
+RUN_ID=${RUN_ID:-$(date +%Y%m%d-%H%M%S)}
 rdir="$RESULTS/$RUN_ID"
 mkdir -p "$rdir"
 COWTEST_STAGES="$rdir/stages.txt"
@@ -54,35 +55,42 @@ summary() {
 }
 
 step deps deps || summary
-step tree tree || summary
-step check check
-step test-bad-input test-bad-input
+{
+	echo "run_id=$RUN_ID"
+	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "command=make test${JOBS:+ JOBS=$JOBS}"
+	echo "project_commit=$(git rev-parse HEAD 2>/dev/null || echo none)$(git diff --quiet HEAD 2>/dev/null || echo '+dirty')"
+	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
+	echo "host_cpus=$(nproc)"
+	echo "test_matrix=$TEST_MATRIX"
+} >"$rdir/meta.env"
 
-# Variants: TEST_VARIANTS plus any variant named in TEST_MATRIX.
-variants=$TEST_VARIANTS
-for vp in $TEST_MATRIX; do
-	case " $variants " in *" ${vp%%:*} "*) ;; *) variants="$variants ${vp%%:*}" ;; esac
+# What is already built: a stage that is up to date prints this line and
+# nothing else (make -q: its file target and all it depends on are current).
+for t in $("$MAKE" --no-print-directory -s print-build-targets); do
+	if "$MAKE" --no-print-directory -q "${t#*=}" 2>/dev/null; then
+		stage "$(echo "${t%%=*}" | tr _ ' ')" "up to date" "$(now)"
+	fi
 done
-built=""
-for v in $variants; do
-	step "kernel $v" kernel VARIANT="$v" SKIP_TREE=1 && built="$built $v" &&
-		step "driver $v" driver VARIANT="$v" &&
-		case $v in cow) step "stap $v" stap VARIANT="$v" SCRIPT=cow_decisions ;; esac
-done
-step guest guest || summary
 
+# The stage graph (Makefile, test-graph): check, test-bad-input, every
+# build stage, every run of TEST_MATRIX and bench QUICK=1. -k: a failed
+# stage stops only what depends on it; every run that can run, runs.
+# JOBS=N (or make -jN test): N jobs side by side.
+t=$(now)
+"$MAKE" --no-print-directory -k ${JOBS:+-j"$JOBS"} test-graph || true
+stage "stage graph" "done ($(grep -c . "$COWTEST_STAGES") stage lines)" "$t"
 for vp in $TEST_MATRIX; do
-	v=${vp%%:*} p=${vp#*:}
-	case " $built " in
-	*" $v "*) ;;
-	*)
-		record fail "run $v-$p (kernel $v did not build)"
-		continue
-		;;
-	esac
-	step "initramfs $v-$p" initramfs VARIANT="$v" PROFILE="$p" || continue
-	run_counted "$v" "$p"
+	st="$rdir/${vp%%:*}-${vp#*:}.status"
+	[ -s "$st" ] || record fail "run ${vp%%:*}-${vp#*:} (not run: a stage it needs failed)"
 done
+[ -s "$rdir/bench-quick.status" ] || record fail "bench QUICK=1 (not run: a stage it needs failed)"
+for v in $(echo " $TEST_MATRIX" | sed 's/:[^ ]*//g' | tr ' ' '\n' | sort -u); do
+	[ ! -f "$BUILD/obj-$v/include/config/kernel.release" ] ||
+		echo "kernel_$v=$(cat "$BUILD/obj-$v/include/config/kernel.release")" >>"$rdir/meta.env"
+done
+echo "accel=$(cat "$rdir/accel.txt" 2>/dev/null || echo none)" >>"$rdir/meta.env"
+
 # Every case of every guest run, parsed once (scripts/report/results.py) into
 # $rdir/results.jsonl; a program whose TAP cannot be trusted (no plan, a
 # plan that disagrees with its points, nothing printed) fails here.
@@ -114,15 +122,4 @@ for r in upstream vmtests; do
 		echo "$r report: $(python3 "scripts/report/${r}_report.py" "$rdir" | tr '\n' ' ')"
 	fi
 done
-# make bench QUICK=1: one tiny deterministic round of every benchmark on the
-# cow kernel, through collect, report and plots: proves the bench pipeline
-# (no timing assertions). Raw data and report in $rdir/bench-quick/.
-case " $built " in
-*" cow "*)
-	step "initramfs cow-bench" initramfs VARIANT=cow PROFILE=bench &&
-		step "bench QUICK=1" bench QUICK=1 BENCH_NOBUILD=1 BENCH_RUN="$rdir/bench-quick" &&
-		record pass "bench QUICK=1 ($rdir/bench-quick/report.md)"
-	;;
-*) record fail "bench QUICK=1 (kernel cow did not build)" ;;
-esac
 summary

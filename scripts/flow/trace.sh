@@ -12,8 +12,6 @@ wl=${WORKLOAD:-flipstress --seconds 10 --may-skip}
 [ -f "benchmarks/stap/$s.stp" ] || die "trace: unknown SCRIPT '$s'; have: $(cd benchmarks/stap && ls ./*.stp | sed 's|^\./||; s|\.stp$||' | tr '\n' ' ')"
 case $v in cow | debug) ;; *) die "trace: VARIANT '$v' has no cow:cow_decision tracepoint; use cow or debug" ;; esac
 "$MAKE" --no-print-directory stap VARIANT="$v" SCRIPT="$s"
-"$MAKE" --no-print-directory guest
-"$MAKE" --no-print-directory initramfs VARIANT="$v" PROFILE="$p"
 RUN_ID=$(date +%Y%m%d-%H%M%S)-trace
 export RUN_ID
 log="${RESULTS:-results}/$RUN_ID/$v-$p.log"

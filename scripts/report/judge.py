@@ -612,6 +612,11 @@ def main():
     ap.add_argument('--expect', default=os.path.join(TOP, 'tests', 'expect'))
     a = ap.parse_args()
     path = os.path.join(a.rundir, 'results.jsonl')
+    if a.only and ':' in a.only:
+        # One run's records (results.py --only), when it wrote them.
+        own = os.path.join(a.rundir, '%s-%s.results.jsonl' % tuple(a.only.split(':', 1)))
+        if os.path.exists(own):
+            path = own
     if not os.path.exists(path):
         sys.exit('judge: no %s (run scripts/report/results.py %s first)' % (path, a.rundir))
     recs = load_jsonl(path)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/report/results.py RUNDIR: one parser for the guest runs' TAP.
+"""scripts/report/results.py RUNDIR [--only V-P]: one parser for the guest runs' TAP.
 
 Reads every <variant>-<profile>.tap of a run (the runner's TAP that
 scripts/boot/run-qemu.sh cut from the console: one top-level point per
@@ -136,21 +136,32 @@ def parse_tap(path, run, variant, profile):
 
 
 def main():
-    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
-        sys.exit('usage: results.py RUNDIR (a directory of <variant>-<profile>.tap files)')
-    rdir = sys.argv[1]
+    args = sys.argv[1:]
+    only = None
+    if len(args) == 3 and args[1] == '--only':
+        only = args[2]
+    elif len(args) != 1:
+        args = []
+    if not args or not os.path.isdir(args[0]):
+        sys.exit('usage: results.py RUNDIR [--only VARIANT-PROFILE] '
+                 '(a directory of <variant>-<profile>.tap files)')
+    rdir = args[0]
     run = os.path.basename(os.path.normpath(rdir))
     recs, guests = [], 0
     for f in sorted(os.listdir(rdir)):
         m = re.match(r'^([a-z0-9]+)-([a-z0-9]+)\.tap$', f)
-        if not m:
+        if not m or (only and '%s-%s' % m.groups() != only):
             continue
         guests += 1
         recs += parse_tap(os.path.join(rdir, f), run, m.group(1), m.group(2))
-    with open(os.path.join(rdir, 'results.jsonl.tmp'), 'w') as out:
+    # --only: one run's records beside its TAP, so that runs finishing side
+    # by side (make -j) never write the same file.
+    name = '%s.results.jsonl' % only if only else 'results.jsonl'
+    tmp = os.path.join(rdir, name + '.tmp')
+    with open(tmp, 'w') as out:
         for r in recs:
             out.write(json.dumps(r, sort_keys=True) + '\n')
-    os.replace(os.path.join(rdir, 'results.jsonl.tmp'), os.path.join(rdir, 'results.jsonl'))
+    os.replace(tmp, os.path.join(rdir, name))
     cases = [r for r in recs if r['kind'] == 'case']
     progs = [r for r in recs if r['kind'] == 'program']
     count = {s: sum(1 for c in cases if c['status'] == s) for s in ('pass', 'fail', 'skip')}

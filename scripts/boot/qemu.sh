@@ -1,0 +1,66 @@
+#!/bin/sh
+# scripts/boot/qemu.sh: the one QEMU launcher. Every boot of the project
+# (test runs, make shell, the accelerator probe, make bench in both modes,
+# soak and trace, which are test runs) goes through here.
+#
+#   qemu.sh [options] KERNEL INITRD CMDLINE [-- QEMU-ARGS...]
+#     --accel A      kvm: -accel kvm -cpu host
+#                    tcg: multi-threaded TCG (thread=multi), -cpu max,la57=off
+#                    tcg-single: one host thread for all vCPUs (thread=single)
+#                    icount: deterministic TCG, guest time follows executed
+#                      instructions (-icount shift=0,sleep=off,align=off)
+#     --console F    the guest console (serial) appended to file F; "stdio":
+#                    on the terminal with the QEMU monitor (make shell)
+#     --timeout S    kill QEMU after S seconds (exit status 124 or 137)
+#     --out F        QEMU's own stdout and stderr to F (removed when empty)
+#     --print        print the QEMU command line instead of running it
+# QEMU-ARGS (memory, vCPUs, disks, ...) are appended as they are. Exit
+# status: QEMU's; the guest's qemu-exit N makes it 2N+1.
+set -u
+. "$(dirname "$0")/../lib.sh"
+accel=tcg console='' timeout='' out=/dev/null print=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--accel) accel=$2; shift 2 ;;
+	--console) console=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--print) print=1; shift ;;
+	--*) die "qemu.sh: unknown option $1" ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 3 ] || die "usage: qemu.sh [--accel A] [--console F|stdio] [--timeout S] [--out F] KERNEL INITRD CMDLINE [-- QEMU-ARGS...]"
+kernel=$1 initrd=$2 cmdline=$3
+shift 3
+[ "${1:-}" != -- ] || shift
+accel_args=$(accel_args "$accel") || exit 1
+[ -n "$console" ] || die "qemu.sh: --console is required"
+
+set -- -nodefaults -no-reboot -display none \
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" "$@"
+if [ "$console" = stdio ]; then
+	set -- -serial mon:stdio "$@"
+else
+	set -- -chardev "file,id=console,path=$console,append=on" -serial chardev:console "$@"
+fi
+if [ -n "$print" ]; then
+	# shellcheck disable=SC2086 # the accelerator's words
+	echo qemu-system-x86_64 $accel_args "$@"
+	exit 0
+fi
+if [ "$console" = stdio ]; then
+	# shellcheck disable=SC2086
+	exec qemu-system-x86_64 $accel_args "$@"
+fi
+if [ -n "$timeout" ]; then
+	# shellcheck disable=SC2086
+	timeout -k 10 "$timeout" qemu-system-x86_64 $accel_args "$@" </dev/null >"$out" 2>&1
+else
+	# shellcheck disable=SC2086
+	qemu-system-x86_64 $accel_args "$@" </dev/null >"$out" 2>&1
+fi
+rc=$?
+[ "$out" = /dev/null ] || [ -s "$out" ] || rm -f "$out"
+exit $rc
