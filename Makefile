@@ -101,7 +101,7 @@ endif
 
 .PHONY: help deps tree export kernel driver guest initramfs images run test test-graph check \
 	check-series check-series-quick test-mutants shell soak bench bench-report bench-compare \
-	bench-repeatability test-harness-failures test-bad-input stap trace report manifest fanout judge print-build-targets clean distclean
+	bench-repeatability test-harness-failures test-bad-input stap trace report manifest fanout judge compare-runs print-build-targets clean distclean
 
 help:
 	@echo 'cow-policy targets:'
@@ -300,6 +300,11 @@ judge:
 	@test -n "$(RUN)" || { echo 'usage: make judge RUN=<results dir> [MATRIX="v:p ..."]' >&2; exit 1; }
 	@python3 scripts/report/results.py $(RUN) | head -n 1
 	@python3 scripts/report/judge.py $(RUN) --runs "$(MATRIX)"
+
+# Two runs' case results, cell by cell (a serial and a parallel make test).
+compare-runs:
+	@test -n "$(A)" && test -n "$(B)" || { echo 'usage: make compare-runs A=<results dir> B=<results dir>' >&2; exit 1; }
+	@python3 scripts/report/compare_runs.py $(A) $(B)
 
 # RESULTS.md (committed) from run directories: make report RUN="<test run>
 # <bench run> <mutants run>"; make check validates the committed file.

@@ -474,6 +474,32 @@ if [ -f RESULTS.md ]; then
 	else notok "RESULTS.md does not validate" "$(echo "$out" | head -n 3 | tr '\n' ' ')"; fi
 else notok "RESULTS.md" "missing: make report RUN=\"<run dirs>\" writes it"; fi
 
+# 20. scripts/report/compare_runs.py: two runs agree cell by cell, and a
+# cell whose verdict differs (or that one run lacks) is named.
+cr=$(mktemp -d)
+mkdir -p "$cr/a" "$cr/b"
+for d in a b; do
+	printf '%s\n' '{"case": "-", "policy": "exclusive", "program": "smoke", "run": "cow-base", "suite": "program", "verdict": "pass", "why": ""}' \
+		'{"case": "vmsplice-4k", "policy": "refcount", "program": "scn_backings", "run": "base-vmtests", "suite": "scenario", "verdict": "pass", "why": ""}' \
+		>"$cr/$d/judgement.jsonl"
+	printf '%s\n' '{"kind": "case", "run": "r", "variant": "cow", "profile": "base", "policy": "exclusive", "program": "smoke", "n": 1, "name": "sysctl", "status": "pass"}' \
+		>"$cr/$d/results.jsonl"
+done
+sed -i 's/"run": "base-vmtests"/"run": "stock-vmtests"/' "$cr/b/judgement.jsonl"
+if python3 scripts/report/compare_runs.py "$cr/a" "$cr/b" >"$tmp" 2>&1; then
+	ok "compare_runs: equal runs agree (old variant name base read as stock)"
+else notok "compare_runs: equal runs agree" "$(tail -n 1 "$tmp")"; fi
+sed -i 's/"verdict": "pass", "why": ""}$/"verdict": "fail", "why": "x"}/' "$cr/b/judgement.jsonl"
+if python3 scripts/report/compare_runs.py "$cr/a" "$cr/b" >"$tmp" 2>&1; then
+	notok "compare_runs: a changed verdict fails" "exit 0"
+elif grep -q '^cell cow-base exclusive/smoke: program: -: A pass, B fail$' "$tmp"; then
+	ok "compare_runs: a changed verdict fails, naming the cell"
+else notok "compare_runs: a changed verdict fails" "$(head -n 1 "$tmp")"; fi
+if python3 scripts/report/compare_runs.py "$cr/a" "$cr/none" >"$tmp" 2>&1; then
+	notok "compare_runs: a run without results fails" "exit 0"
+else ok "compare_runs: a run without results fails ($(head -n 1 "$tmp" | cut -c1-60))"; fi
+rm -rf "$cr"
+
 echo "$pass passed, $fail failed, $skip skipped"
 if [ $fail = 0 ]; then
 	stage "check" "ok ($pass passed, $skip skipped)" "$start"
