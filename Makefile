@@ -101,7 +101,7 @@ endif
 
 .PHONY: help deps tree export kernel driver guest initramfs images run test test-graph check \
 	check-series check-series-quick test-mutants shell soak bench bench-report bench-compare \
-	bench-repeatability test-harness-failures test-bad-input stap trace report manifest fanout judge compare-runs print-build-targets clean distclean
+	bench-repeatability test-harness-failures test-bad-input stap trace report manifest fanout judge compare-runs critical-path print-build-targets clean distclean
 
 help:
 	@echo 'cow-policy targets:'
@@ -305,6 +305,13 @@ judge:
 compare-runs:
 	@test -n "$(A)" && test -n "$(B)" || { echo 'usage: make compare-runs A=<results dir> B=<results dir>' >&2; exit 1; }
 	@python3 scripts/report/compare_runs.py $(A) $(B)
+
+# make critical-path RUN=<make test dir> [CORES=16]: that run's stage graph
+# scheduled on CORES cores, on paper (scripts/report/critical_path.py).
+CORES ?= 16
+critical-path:
+	@test -n "$(RUN)" || { echo 'usage: make critical-path RUN=<make test results dir> [CORES=16]' >&2; exit 1; }
+	@python3 scripts/report/critical_path.py $(RUN) --cores $(CORES)
 
 # RESULTS.md (committed) from run directories: make report RUN="<test run>
 # <bench run> <mutants run>"; make check validates the committed file.

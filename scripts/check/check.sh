@@ -500,6 +500,21 @@ if python3 scripts/report/compare_runs.py "$cr/a" "$cr/none" >"$tmp" 2>&1; then
 else ok "compare_runs: a run without results fails ($(head -n 1 "$tmp" | cut -c1-60))"; fi
 rm -rf "$cr"
 
+# 21. scripts/report/critical_path.py schedules a canned run: two kernels
+# one after the other (the build lock), then their guests; on 2 cores the
+# guests run one at a time, on 4 side by side.
+cp=$(mktemp -d)
+printf '%s\n' '[   0s] unpack: ok' '[   0s] patch: ok' '[ 100s] kernel cow: ok' '[ 100s] kernel stock: ok' \
+	'[   0s] guest programs: ok' '[  60s] run cow-base: ok' '[  60s] run stock-vmtests: ok' >"$cp/stages.txt"
+printf '%s\n' 'host_cpus=2' 'test_matrix=cow:base stock:vmtests' 'elapsed_s=320' >"$cp/meta.env"
+c2=$(python3 scripts/report/critical_path.py "$cp" --cores 2 --serial 1 2>&1 | head -n 1)
+c4=$(python3 scripts/report/critical_path.py "$cp" --cores 4 --serial 1 2>&1 | head -n 1)
+case "$c2|$c4" in
+*"2 cores -> about 5 min"*"|"*"4 cores -> about 4 min"*) ok "critical_path: the build lock and guest slots decide a canned run (2 cores 5 min, 4 cores 4 min)" ;;
+*) notok "critical_path: a canned run" "$c2 / $c4" ;;
+esac
+rm -rf "$cp"
+
 echo "$pass passed, $fail failed, $skip skipped"
 if [ $fail = 0 ]; then
 	stage "check" "ok ($pass passed, $skip skipped)" "$start"

@@ -49,6 +49,7 @@ summary() {
 	[ ! -s "$rdir/cases.txt" ] || sed 's/^/guest cases: /' "$rdir/cases.txt"
 	line="$pass passed, $fail failed, $skip skipped"
 	echo "$line" >"$rdir/summary.txt"
+	echo "elapsed_s=$(($(now) - begin))" >>"$rdir/meta.env"
 	echo "$line"
 	[ "$fail" = 0 ] && [ "$pass" != 0 ]
 	exit $?
