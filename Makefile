@@ -67,8 +67,18 @@ FRAGMENTS_cow   = configs/lean.config configs/cow.config
 FRAGMENTS_nocow = configs/lean.config configs/nocow.config
 FRAGMENTS_debug = configs/lean.config configs/cow.config configs/debug.config
 STOCK_TREE = $(BUILD)/linux-stock
-TREE = $(if $(filter stock,$(VARIANT)),$(STOCK_TREE),$(KSRC))
-OBJ  = $(BUILD)/obj-$(VARIANT)
+# Mutants (tests/mutants/<name>.patch, make test-mutants) are variants too:
+# the series plus the mutant patch, in a worktree and object dir of their
+# own named as the main build's are (ccache then hits its objects).
+MUTANTS_ALL := $(patsubst tests/mutants/%.patch,%,$(wildcard tests/mutants/*.patch))
+$(foreach m,$(MUTANTS_ALL),$(eval MUTANT_CONFIG_$(m) := $(shell sed -n 's/^MUTANT_CONFIG=//p' tests/mutants/$(m).conf 2>/dev/null | tr -d "'\"")))
+mutant_config = $(MUTANT_CONFIG_$(1))
+$(foreach m,$(MUTANTS_ALL),$(eval FRAGMENTS_$(m) = $(FRAGMENTS_$(call mutant_config,$(m)))))
+tree_id = $(if $(filter stock,$(1)),$(STAMPS)/stock-tree.id,$(if $(filter $(MUTANTS_ALL),$(1)),$(BUILD)/mutants/$(1)/tree.id,$(STAMPS)/tree.id))
+tree_of = $(if $(filter stock,$(1)),$(STOCK_TREE),$(if $(filter $(MUTANTS_ALL),$(1)),$(BUILD)/mutants/$(1)/linux-source-6.1,$(KSRC)))
+obj_of = $(if $(filter $(MUTANTS_ALL),$(1)),$(BUILD)/mutants/$(1)/obj-$(call mutant_config,$(1)),$(BUILD)/obj-$(1))
+TREE = $(call tree_of,$(VARIANT))
+OBJ  = $(call obj_of,$(VARIANT))
 PROFILES := $(sort $(patsubst qemu-profiles/%.profile,%,$(wildcard qemu-profiles/*.profile)))
 # Kernels whose images carry the cow_decisions systemtap module (make test's
 # trace and flip checks; see scripts/build/stap.sh for why not debug).
@@ -87,7 +97,7 @@ export BUILD RESULTS KSRC PATCHES VARIANT PROFILE POLICY TIMEOUT TEST_TIMEOUT \
 VALID_POLICIES = exclusive refcount mapcount
 ifneq ($(filter run shell initramfs images kernel driver stap trace,$(MAKECMDGOALS)),)
 ifeq ($(FRAGMENTS_$(VARIANT)),)
-$(error unknown VARIANT '$(VARIANT)'; valid: $(VARIANTS))
+$(error unknown VARIANT '$(VARIANT)'; valid: $(VARIANTS) (and the mutants: $(MUTANTS_ALL)))
 endif
 endif
 ifneq ($(filter run shell initramfs images trace,$(MAKECMDGOALS)),)
@@ -151,8 +161,6 @@ IMAGE_INPUTS = guest/init.sh $(wildcard qemu-profiles/features/*.setup tests/gro
 	guest/groups/*.list tests/expect/*.tsv) scripts/build/initramfs.sh
 GUEST_IDS = $(STAMPS)/guest.id $(STAMPS)/upstream.id $(STAMPS)/vmtests.id
 UPSTREAM_TAR ?= /usr/src/linux-source-6.12.tar.xz
-tree_id = $(if $(filter stock,$(1)),$(STAMPS)/stock-tree.id,$(STAMPS)/tree.id)
-tree_of = $(if $(filter stock,$(1)),$(STOCK_TREE),$(KSRC))
 status_of = $(RDIR)/$(subst :,-,$(1)).status
 TEST_STATUS = $(foreach vp,$(TEST_MATRIX),$(call status_of,$(vp)))
 
@@ -172,27 +180,36 @@ $(STAMPS)/stock-tree.ran: $(wildcard $(KTAR)) | $(STAMPS)/tree.ran
 	@touch $@
 $(STAMPS)/stock-tree.id: $(STAMPS)/stock-tree.ran ;
 
-define variant_rules
-$(BUILD)/obj-$(1)/.kernel.ran: $(call tree_id,$(1)) $(FRAGMENTS_$(1)) configs/pending.txt \
-		scripts/build/kconfig.sh scripts/build/kernel.sh | $(DEPS_RAN)
-	@$$(LIB) run_stage "kernel $(1)" sh -c 'scripts/build/kconfig.sh $(1) $(call tree_of,$(1)) $(BUILD)/obj-$(1) \
-		configs/pending.txt $(FRAGMENTS_$(1)) && scripts/build/kernel.sh $(1) $(call tree_of,$(1)) $(BUILD)/obj-$(1)'
+# A mutant's tree: branch cow-policy of the main tree plus its patch.
+define mutant_rules
+$(BUILD)/mutants/$(1)/tree.ran: $(STAMPS)/tree.id tests/mutants/$(1).patch
+	@$$(LIB) run_stage "mutant tree $(1)" scripts/build/mutant-tree.sh $(KSRC) $(BUILD)/mutants/$(1) tests/mutants/$(1).patch
 	@touch $$@
-$(BUILD)/obj-$(1)/kernel.id: $(BUILD)/obj-$(1)/.kernel.ran ;
+$(BUILD)/mutants/$(1)/tree.id: $(BUILD)/mutants/$(1)/tree.ran ;
+endef
+$(foreach m,$(MUTANTS_ALL),$(eval $(call mutant_rules,$(m))))
+
+define variant_rules
+$(call obj_of,$(1))/.kernel.ran: $(call tree_id,$(1)) $(FRAGMENTS_$(1)) configs/pending.txt \
+		scripts/build/kconfig.sh scripts/build/kernel.sh | $(DEPS_RAN)
+	@$$(LIB) run_stage "kernel $(1)" sh -c 'scripts/build/kconfig.sh $(1) $(call tree_of,$(1)) $(call obj_of,$(1)) \
+		configs/pending.txt $(FRAGMENTS_$(1)) && scripts/build/kernel.sh $(1) $(call tree_of,$(1)) $(call obj_of,$(1))'
+	@touch $$@
+$(call obj_of,$(1))/kernel.id: $(call obj_of,$(1))/.kernel.ran ;
 
 # The cowpin pinning driver (driver/cowpin/), built against the variant.
-$(BUILD)/driver/$(1)/.driver.ran: $(BUILD)/obj-$(1)/kernel.id $(wildcard driver/cowpin/*) scripts/build/driver.sh
-	@$$(LIB) run_stage "driver $(1)" scripts/build/driver.sh $(1) $(call tree_of,$(1)) $(BUILD)/obj-$(1)
+$(BUILD)/driver/$(1)/.driver.ran: $(call obj_of,$(1))/kernel.id $(wildcard driver/cowpin/*) scripts/build/driver.sh
+	@$$(LIB) run_stage "driver $(1)" scripts/build/driver.sh $(1) $(call tree_of,$(1)) $(call obj_of,$(1))
 	@touch $$@
 $(BUILD)/driver/$(1)/driver.id: $(BUILD)/driver/$(1)/.driver.ran ;
 
-$(BUILD)/stap/$(1)/.stap.ran: $(BUILD)/obj-$(1)/kernel.id benchmarks/stap/cow_decisions.stp scripts/build/stap.sh
-	@$$(LIB) run_stage "stap $(1)" scripts/build/stap.sh $(1) $(BUILD)/obj-$(1) cow_decisions
+$(BUILD)/stap/$(1)/.stap.ran: $(call obj_of,$(1))/kernel.id benchmarks/stap/cow_decisions.stp scripts/build/stap.sh
+	@$$(LIB) run_stage "stap $(1)" scripts/build/stap.sh $(1) $(call obj_of,$(1)) cow_decisions
 	@$$(LIB) write_id $(BUILD)/stap/$(1)/stap.id $$$$(hash_tree $(BUILD)/stap/$(1)/cow_decisions.ko)
 	@touch $$@
 $(BUILD)/stap/$(1)/stap.id: $(BUILD)/stap/$(1)/.stap.ran ;
 endef
-$(foreach v,$(VARIANTS),$(eval $(call variant_rules,$(v))))
+$(foreach v,$(VARIANTS) $(MUTANTS_ALL),$(eval $(call variant_rules,$(v))))
 
 $(STAMPS)/guest.ran: $(GUEST_SRCS) $(GUEST_DIRS) scripts/build/guest.sh | $(DEPS_RAN)
 	@$(LIB) run_stage "guest programs" scripts/build/guest.sh
@@ -218,16 +235,16 @@ $(STAMPS)/vmtests.id: $(STAMPS)/vmtests.ran ;
 # always runs (phony); its recipe succeeds whatever the verdict, so that
 # make -k test runs every other run and the judge sees them all.
 define image_rules
-$(BUILD)/initramfs/$(1)-$(2).img: $(BUILD)/obj-$(1)/kernel.id $(BUILD)/driver/$(1)/driver.id \
+$(BUILD)/initramfs/$(1)-$(2).img: $(call obj_of,$(1))/kernel.id $(BUILD)/driver/$(1)/driver.id \
 		$(if $(filter $(1),$(STAP_VARIANTS)),$(BUILD)/stap/$(1)/stap.id) $(GUEST_IDS) \
 		$(wildcard $(BUILD)/stap/$(1)/*.ko) qemu-profiles/$(2).profile $(IMAGE_INPUTS)
-	@$$(LIB) run_stage "initramfs $(1)-$(2)" scripts/build/initramfs.sh $(1) $(2) $(BUILD)/obj-$(1)
+	@$$(LIB) run_stage "initramfs $(1)-$(2)" scripts/build/initramfs.sh $(1) $(2) $(call obj_of,$(1))
 $(RDIR)/$(1)-$(2).status: $(BUILD)/initramfs/$(1)-$(2).img
-	@scripts/boot/run-qemu.sh $(1) $(2) $(BUILD)/obj-$(1) || true
+	@scripts/boot/run-qemu.sh $(1) $(2) $(call obj_of,$(1)) || true
 	@$$(LIB) [ -s $$@ ] || { record fail "run $(1)-$(2) (no result: the run did not start or died early)"; \
 		mkdir -p $(RDIR); echo "fail the run did not start or died early" >$$@; }
 endef
-$(foreach v,$(VARIANTS),$(foreach p,$(PROFILES),$(eval $(call image_rules,$(v),$(p)))))
+$(foreach v,$(VARIANTS) $(MUTANTS_ALL),$(foreach p,$(PROFILES),$(eval $(call image_rules,$(v),$(p)))))
 .PHONY: $(foreach v,$(VARIANTS),$(foreach p,$(PROFILES),$(RDIR)/$(v)-$(p).status)) $(RDIR)/bench-quick.status
 
 # make bench QUICK=1: one tiny deterministic round of every benchmark on the
@@ -267,7 +284,7 @@ tree: | $(DEPS_RAN)
 export:
 	@scripts/build/export.sh $(KSRC) $(PATCHES)
 
-kernel: $(BUILD)/obj-$(VARIANT)/kernel.id
+kernel: $(OBJ)/kernel.id
 driver: $(BUILD)/driver/$(VARIANT)/driver.id
 guest: $(GUEST_IDS)
 initramfs: $(BUILD)/initramfs/$(VARIANT)-$(PROFILE).img
@@ -337,7 +354,7 @@ check-series-quick: $(STAMPS)/tree.id
 # built on the series and booted; each must fail exactly its expected cells.
 MUTANTS ?=
 test-mutants: $(STAMPS)/tree.id
-	@sh scripts/check/mutants.sh $(KSRC) $(MUTANTS)
+	@MAKE="$(MAKE)" sh scripts/check/mutants.sh $(KSRC) $(MUTANTS)
 
 shell: $(BUILD)/initramfs/$(VARIANT)-$(PROFILE).img
 	@scripts/boot/run-qemu.sh --shell $(VARIANT) $(PROFILE) $(OBJ)
@@ -372,7 +389,7 @@ test-bad-input: $(BUILD)/initramfs/cow-base.img
 # for VARIANT into $(BUILD)/stap/<variant>/; the initramfs of that variant
 # then carries the modules, staprun and stapio.
 SCRIPT ?=
-stap: $(BUILD)/obj-$(VARIANT)/kernel.id
+stap: $(OBJ)/kernel.id
 	@scripts/build/stap.sh $(VARIANT) $(OBJ) $(SCRIPT)
 
 # make trace PROFILE=<p> POLICY=<policy> SCRIPT=<name> [WORKLOAD="cmd args"]
