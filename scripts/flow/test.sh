@@ -64,6 +64,8 @@ step deps deps || summary
 	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
 	echo "host_cpus=$(nproc)"
 	echo "test_matrix=$TEST_MATRIX"
+	# What the build directory held when the run began.
+	if [ -e "$KSRC/.git" ]; then echo "build_state=build directory with a tree"; else echo "build_state=fresh build directory (cold; ccache as it was)"; fi
 } >"$rdir/meta.env"
 
 # What is already built: a stage that is up to date prints this line and

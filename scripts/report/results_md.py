@@ -164,6 +164,11 @@ def test_section(d):
     for name, what in (('summary.txt', 'Summary'), ('judge.txt', 'Judge'), ('cases.txt', 'Cases')):
         line = first_line(os.path.join(d, name))
         L += ['- %s: %s' % (what, re.sub(r'^judge: ', '', line))] if line else []
+    if env.get('elapsed_s', '').isdigit():
+        s = int(env['elapsed_s'])
+        L += ['- Wall time: %d min %02d s (`%s`, %s host cores, from a %s)' % (
+            s // 60, s % 60, env.get('command', 'make test'), env.get('host_cpus', '?'),
+            env.get('build_state', 'build directory as it was'))]
     try:
         cells = [json.loads(l) for l in read(os.path.join(d, 'judgement.jsonl')).splitlines() if l.strip()]
     except json.JSONDecodeError as e:
