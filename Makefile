@@ -111,7 +111,7 @@ endif
 
 .PHONY: help deps tree export kernel driver guest initramfs images run test test-graph check \
 	check-series check-series-quick test-mutants shell soak bench bench-report bench-compare \
-	bench-repeatability test-harness-failures test-bad-input stap trace report manifest fanout judge compare-runs critical-path print-build-targets clean distclean
+	bench-repeatability test-harness-failures test-bad-input stap trace report manifest fanout judge compare-runs critical-path stall-probe print-build-targets clean distclean
 
 help:
 	@echo 'cow-policy targets:'
@@ -395,6 +395,11 @@ stap: $(OBJ)/kernel.id
 # make trace PROFILE=<p> POLICY=<policy> SCRIPT=<name> [WORKLOAD="cmd args"]
 trace:
 	@MAKE="$(MAKE)" SCRIPT="$(SCRIPT)" WORKLOAD="$(WORKLOAD)" scripts/flow/trace.sh
+
+# The jump-label stall probe (scripts/flow/stall.sh): a static key flipped
+# every 2 ms under write faults, per kernel and accelerator, tabulated.
+stall-probe:
+	@MAKE="$(MAKE)" scripts/flow/stall.sh
 
 # The flip stress for DURATION minutes (default 30) on VARIANT (default
 # debug) in the flip profile: make soak DURATION=30

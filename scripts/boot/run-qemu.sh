@@ -6,7 +6,8 @@
 # decide: FAILED on timeout, no results or no final status line on the
 # results disk, a non-zero guest exit status, or kernel trouble in the log
 # (see scan-log.sh). --shell: interactive, console on stdio, no timeout.
-# Env: TIMEOUT POLICY HARNESS_SELFTEST RUN_GROUPS RUN_ID RUN_NAME ACCEL EXTRA_CMDLINE.
+# Env: TIMEOUT POLICY HARNESS_SELFTEST RUN_GROUPS RUN_ID RUN_NAME ACCEL EXTRA_CMDLINE
+# QEMU_EXTRA (QEMU arguments after the profile's, e.g. -smp 1 for icount).
 set -u
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,6 +15,7 @@ mode='test'
 if [ "${1:-}" = --shell ]; then mode=shell; shift; fi
 variant=$1 profile=$2 obj=$3
 load_profile "$top/qemu-profiles" "$profile"
+QEMU_ARGS="$QEMU_ARGS ${QEMU_EXTRA:-}"
 kernel="$obj/arch/x86/boot/bzImage"
 initrd="$BUILD/initramfs/$variant-$profile.img"
 [ -f "$kernel" ] || die "run: no kernel $kernel (run make kernel VARIANT=$variant)"
