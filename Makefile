@@ -183,7 +183,7 @@ $(STAMPS)/stock-tree.id: $(STAMPS)/stock-tree.ran ;
 # A mutant's tree: branch cow-policy of the main tree plus its patch.
 define mutant_rules
 $(BUILD)/mutants/$(1)/tree.ran: $(STAMPS)/tree.id tests/mutants/$(1).patch
-	@$$(LIB) run_stage "mutant tree $(1)" scripts/build/mutant-tree.sh $(KSRC) $(BUILD)/mutants/$(1) tests/mutants/$(1).patch
+	@$$(LIB) run_stage "mutant tree $(1)" scripts/build/mutant-tree.sh $(KSRC) $(BUILD)/mutants/$(1) $(CURDIR)/tests/mutants/$(1).patch
 	@touch $$@
 $(BUILD)/mutants/$(1)/tree.id: $(BUILD)/mutants/$(1)/tree.ran ;
 endef
@@ -339,7 +339,7 @@ report:
 # Under make test, check waits for the tree: checkpatch and the copies kept
 # both here and in the tree need it (alone it skips those, naming why).
 check: $(if $(filter test-graph,$(MAKECMDGOALS)),$(STAMPS)/tree.id)
-	@scripts/check/check.sh
+	@$(LIB) run_stage check scripts/check/check.sh
 
 # Bisectability: build every prefix of the series with CONFIG_COW_POLICY=y
 # and =n (slow: about 40 minutes on 2 cores).
@@ -383,7 +383,7 @@ test-harness-failures:
 # policy, variant, a missing package, corrupted and non-applying patches,
 # a guest that never boots. Run by make test after make check.
 test-bad-input: $(BUILD)/initramfs/cow-base.img
-	@MAKE="$(MAKE)" scripts/check/test-bad-input.sh
+	@$(LIB) export MAKE="$(MAKE)" && run_stage test-bad-input scripts/check/test-bad-input.sh
 
 # systemtap (benchmarks/stap/): compile SCRIPT (default: all) on the host
 # for VARIANT into $(BUILD)/stap/<variant>/; the initramfs of that variant
