@@ -426,7 +426,7 @@ for v in cow nocow debug stock; do
 		"$sg/build/driver/$v/.driver.ran" "$sg/build/driver/$v/driver.id"
 done
 for s in tree stock-tree guest upstream vmtests; do touch "$sg/build/stamps/$s.ran" "$sg/build/stamps/$s.id"; done
-touch "$(make -s --no-print-directory BUILD="$sg/build" print-DEPS_RAN)"
+touch "$(MAKEFLAGS='' make -s --no-print-directory BUILD="$sg/build" print-DEPS_RAN)"
 # One time stamp for every stamp: current, none newer than another.
 find "$sg/build" -type f -exec touch -d '@2000000000' {} +
 touch -d '@1900000000' "$sg"/patches/*
@@ -434,7 +434,7 @@ touch -d '@1900000000' "$sg"/patches/*
 # run the recipe of STAGE.
 sg_case() {
 	_r=0
-	make -n --no-print-directory BUILD="$sg/build" PATCHES="$sg/patches" "$2" 2>&1 |
+	MAKEFLAGS='' make -n --no-print-directory BUILD="$sg/build" PATCHES="$sg/patches" "$2" 2>&1 |
 		grep -q "run_stage \"$3\"" && _r=1
 	if [ "$_r" = "$1" ]; then ok "stage graph: $4"; else notok "stage graph: $4" "make -n $2: stage $3 $([ $_r = 1 ] && echo runs || echo does not run)"; fi
 }

@@ -68,14 +68,6 @@ step deps deps || summary
 	if [ -e "$KSRC/.git" ]; then echo "build_state=build directory with a tree"; else echo "build_state=fresh build directory (cold; ccache as it was)"; fi
 } >"$rdir/meta.env"
 
-# What is already built: a stage that is up to date prints this line and
-# nothing else (make -q: its file target and all it depends on are current).
-for t in $("$MAKE" --no-print-directory -s print-build-targets); do
-	if "$MAKE" --no-print-directory -q "${t#*=}" 2>/dev/null; then
-		stage "$(echo "${t%%=*}" | tr _ ' ')" "up to date" "$(now)"
-	fi
-done
-
 # The stage graph (Makefile, test-graph): check, test-bad-input, every
 # build stage, every run of TEST_MATRIX and bench QUICK=1. -k: a failed
 # stage stops only what depends on it; every run that can run, runs.
@@ -83,6 +75,17 @@ done
 t=$(now)
 "$MAKE" --no-print-directory -k ${JOBS:+-j"$JOBS"} test-graph || true
 stage "stage graph" "done ($(grep -c . "$COWTEST_STAGES") stage lines)" "$t"
+# Every build stage of the graph that printed no line ran no recipe: make
+# found it up to date. Said only when no stage failed (a stage after a
+# failed one did not run either).
+if ! grep -v '] run ' "$COWTEST_STAGES" | grep -q ': FAILED'; then
+	for bt in $("$MAKE" --no-print-directory -s print-build-targets); do
+		name=$(echo "${bt%%=*}" | tr _ ' ')
+		pat=$name
+		[ "$name" != tree ] || pat='(unpack|patch)'
+		grep -Eq "^\[ *[0-9]+s\] $pat: " "$COWTEST_STAGES" || stage "$name" "up to date (not rebuilt)" "$(now)"
+	done
+fi
 for vp in $TEST_MATRIX; do
 	st="$rdir/${vp%%:*}-${vp#*:}.status"
 	[ -s "$st" ] || record fail "run ${vp%%:*}-${vp#*:} (not run: a stage it needs failed)"
