@@ -46,35 +46,57 @@ expected=$(awk -F '\t' -v p="$policy" -v n="$name" '
 	$1 == "all" { all = $3 }
 	END { print (mine != "" ? mine : (all != "" ? all : "pass")) }' "$expect")
 
-# The THP and KSM tests want free huge pages and their own settings: start
-# each program from a dropped page cache and compacted memory.
-if [ "${VM_SELFTEST_PREP:-1}" = 1 ]; then
-	sync
-	echo 3 >/proc/sys/vm/drop_caches 2>/dev/null
-	echo 1 >/proc/sys/vm/compact_memory 2>/dev/null
+# Known races of the tests themselves (not of a kernel), retried once when
+# they fail; the retry is printed (retried=1 first=...), so it is never
+# silent, and a kernel that fails them every time still fails. ksm_tests -U
+# (6.1 check_ksm_unmerge()) writes to its merged pages, waits for ONE full
+# ksmd scan and expects no shared page: a scan already under way when it
+# starts waiting may have passed the pages before they were written, and
+# then the stale stable node is still counted. Seen once, on the unpatched
+# kernel, with the host loaded (make -j2 test).
+racy=${VM_SELFTEST_RACY-"ksm_tests -U"}
+
+# run_once: one run of the program; sets rc and secs, prints its output.
+run_once() {
+	# The THP and KSM tests want free huge pages and their own settings:
+	# start each program from a dropped page cache and compacted memory.
+	if [ "${VM_SELFTEST_PREP:-1}" = 1 ]; then
+		sync
+		echo 3 >/proc/sys/vm/drop_caches 2>/dev/null
+		echo 1 >/proc/sys/vm/compact_memory 2>/dev/null
+	fi
+	# Some programs (split_huge_page_test) make their files in the
+	# current directory or /tmp.
+	cd /tmp || exit 1
+	out=$(mktemp /tmp/vm_selftest.XXXXXX) || exit 1
+	t0=$(date +%s)
+	timeout "$limit" "$bin" "$@" </dev/null >"$out" 2>&1
+	rc=$?
+	secs=$(($(date +%s) - t0))
+	# Like run_vmtests.sh's "rm -f $mnt/uffd-test": files a program left
+	# on the hugetlbfs scratch mount hold reserved huge pages the next one
+	# needs.
+	rm -f "$scratch"/* 2>/dev/null
+	sed 's/^/  /' "$out"
+	rm -f "$out"
+	# A program killed by a signal (a crash) is not the failure it may be
+	# expected to have (split_huge_page_test exits 1).
+	case $rc in
+	0) result=pass ;;
+	4) result=skip ;;
+	124 | 137 | 143) result=timeout ;;
+	*) if [ "$rc" -gt 128 ]; then result=crash; else result=fail; fi ;;
+	esac
+}
+run_once "$@"
+retry=""
+if [ "$result" = fail ] && [ -n "$racy" ] && printf '%s\n' "$racy" | grep -qxF "$name"; then
+	echo "  # $name: a known race of the test itself; retried once"
+	first=$result
+	run_once "$@"
+	retry=" retried=1 first=$first"
 fi
-# Some programs (split_huge_page_test) make their files in the current
-# directory or /tmp.
-cd /tmp || exit 1
-out=$(mktemp /tmp/vm_selftest.XXXXXX) || exit 1
-t0=$(date +%s)
-timeout "$limit" "$bin" "$@" </dev/null >"$out" 2>&1
-rc=$?
-secs=$(($(date +%s) - t0))
-# Like run_vmtests.sh's "rm -f $mnt/uffd-test": files a program left on
-# the hugetlbfs scratch mount hold reserved huge pages the next one needs.
-rm -f "$scratch"/* 2>/dev/null
-sed 's/^/  /' "$out"
-rm -f "$out"
-# A program killed by a signal (a crash) is not the failure it may be
-# expected to have (split_huge_page_test exits 1).
-case $rc in
-0) result=pass ;;
-4) result=skip ;;
-124 | 137 | 143) result=timeout ;;
-*) if [ "$rc" -gt 128 ]; then result=crash; else result=fail; fi ;;
-esac
-echo "# VMSELFTEST policy=$policy sysctl=$sysctl result=$result expected=$expected rc=$rc secs=$secs name=$name"
+echo "# VMSELFTEST policy=$policy sysctl=$sysctl result=$result expected=$expected rc=$rc secs=$secs$retry name=$name"
 # The host judges the result (scripts/report/judge.py); "expected" is this image's
 # copy of the expectation, for people reading the log.
 exit 0
