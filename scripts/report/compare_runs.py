@@ -8,7 +8,7 @@ compares:
   - every observed case (run, policy, program, case name) and its status.
 Counter values and timings are not compared: they are measurements, and a
 serial and a parallel run of the same commit may differ in them within
-the judge's slack.  The unpatched kernel's old variant name "base" counts
+the judge's slack; numbers in case names (measurements too) are read as N.  The unpatched kernel's old variant name "base" counts
 as "stock", so runs from before the rename compare.
 
 Prints one line per difference (at most 40), then a summary line; exits 1
@@ -17,6 +17,7 @@ A=<dir> B=<dir> runs it.
 """
 import json
 import os
+import re
 import sys
 
 LIST_MAX = 40
@@ -30,6 +31,12 @@ def load(rdir, name):
         return [json.loads(line) for line in f if line.strip()]
 
 
+def norm_name(name):
+    """A case name without its measurements: a number printed in a name
+    ("7786 flips", "MemFree 1963176 kB") differs from run to run."""
+    return re.sub(r'\d+(\.\d+)?', 'N', name)
+
+
 def norm_run(run):
     return 'stock-' + run[len('base-'):] if run.startswith('base-') else run
 
@@ -39,7 +46,8 @@ def cells(rdir):
     prints twice is told apart by its order."""
     out, seen = {}, {}
     for c in load(rdir, 'judgement.jsonl'):
-        key = (norm_run(c['run']), c['policy'], c['program'], '%s: %s' % (c['suite'], c['case']))
+        key = (norm_run(c['run']), c['policy'], c['program'],
+               '%s: %s' % (c['suite'], norm_name(c['case'])))
         seen[key] = seen.get(key, 0) + 1
         if seen[key] > 1:
             key = key[:3] + ('%s #%d' % (key[3], seen[key]),)
@@ -54,7 +62,7 @@ def cases(rdir):
             continue
         variant = 'stock' if r['variant'] == 'base' else r['variant']
         key = ('%s-%s' % (variant, r['profile']), r['policy'], r['program'],
-               '%s %s' % (r['n'], r['name']))
+               '%s %s' % (r['n'], norm_name(r['name'])))
         out[key] = r['status']
     return out
 
