@@ -19,13 +19,16 @@ mkdir -p "$dir"
 for f in "$top"/driver/cowpin/*.c "$top"/driver/cowpin/*.h "$top"/driver/cowpin/Kbuild; do
 	cmp -s "$f" "$dir/$(basename "$f")" || cp "$f" "$dir/"
 done
-if ! make -C "$ksrc" O="$obj" M="$dir" CC="ccache gcc" W=1 modules >"$log" 2>&1; then
+# MAKEFLAGS cleared: under make -j the caller's jobserver is not passed to
+# this recipe, and kbuild's make would only warn about it.
+if ! MAKEFLAGS='' make -C "$ksrc" O="$obj" M="$dir" CC="ccache gcc" W=1 modules >"$log" 2>&1; then
 	grep -E 'error|warning' "$log" | head -n 20 >&2 || true
 	stage "driver $variant" "FAILED (log: $log)" "$start"
 	exit 1
 fi
-if grep -q 'warning:' "$log"; then
-	grep 'warning:' "$log" >&2
+# The compiler's warnings (file:line:col: warning: ...), not make's.
+if grep -qE '^[^ ]+:[0-9]+:([0-9]+:)? warning:' "$log"; then
+	grep -E '^[^ ]+:[0-9]+:([0-9]+:)? warning:' "$log" >&2
 	stage "driver $variant" "FAILED (compiler warnings, log: $log)" "$start"
 	exit 1
 fi

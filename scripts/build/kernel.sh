@@ -22,7 +22,7 @@ CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 export CCACHE_BASEDIR CCACHE_NOHASHDIR
 
 kmake() {
-	make -C "$tree" O="$obj" -j"$KBUILD_JOBS" CC="ccache gcc" \
+	MAKEFLAGS='' make -C "$tree" O="$obj" -j"$KBUILD_JOBS" CC="ccache gcc" \
 		KBUILD_BUILD_TIMESTAMP='2024-01-01' KBUILD_BUILD_USER=cow \
 		KBUILD_BUILD_HOST=cow "$@" >>"$log" 2>&1
 }

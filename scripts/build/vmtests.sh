@@ -35,7 +35,7 @@ for t in $VMTESTS; do
 done
 log="$dir/build.log"
 # shellcheck disable=SC2086
-if ! make -C "$sel" OUTPUT="$out" KHDR_INCLUDES="-isystem $dir/usr/include" \
+if ! MAKEFLAGS='' make -C "$sel" OUTPUT="$out" KHDR_INCLUDES="-isystem $dir/usr/include" \
 	EXTRA_CFLAGS="-static -O2" $targets >"$log" 2>&1; then
 	grep -E 'error|Error' "$log" | head -n 20 >&2
 	stage "vm selftests" "FAILED (log: $log)" "$start"
