@@ -60,7 +60,9 @@ def main():
     order = [c for c in columns if c == UNPATCHED] + [p for p in judge.POLICIES if p in columns] + \
         [c for c in columns if c != UNPATCHED and c not in judge.POLICIES]
     tot = collections.defaultdict(collections.Counter)
-    table = ['| invocation | ' + ' | '.join(order) + ' |', '| --- |' + ' --- |' * len(order)]
+    # A last column marks the judged failures, so that every row has the
+    # header's width.
+    table = ['| invocation | ' + ' | '.join(order) + ' | verdict |', '| --- |' + ' --- |' * (len(order) + 1)]
     rows = []
     for name, r in cells.items():
         row = []
@@ -74,10 +76,10 @@ def main():
                              if c.split()[0] in judge.POLICIES else 'exclusive')
             row.append('%s %ss' % (res, secs))
             rows.append('\t'.join([kernels[c].split()[0], c, name, res, e['outcome'] if e else 'pass', secs]))
-        table.append('| `%s` | %s |' % (name, ' | '.join(row)) + (' **judged failing** |' if name in fails else ''))
+        table.append('| `%s` | %s | %s |' % (name, ' | '.join(row), '**judged failing**' if name in fails else ''))
     table.append('| **totals** | ' + ' | '.join(
         ' '.join('%s %d' % (k, tot[c][k]) for k in ('pass', 'fail', 'skip', 'timeout', 'crash') if tot[c][k])
-        for c in order) + ' |')
+        for c in order) + ' | |')
     md = ["# 6.1's own mm selftests under every policy\n",
           'tools/testing/selftests/vm of the unpacked linux-source-6.1 tree, built statically with '
           'its own Makefile (scripts/build/vmtests.sh), run by guest/adapters/vm_selftest.sh in profile `vmtests` '
