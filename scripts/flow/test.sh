@@ -19,19 +19,6 @@ COWTEST_COUNTS="$rdir/counts.txt"
 export RUN_ID COWTEST_STAGES COWTEST_COUNTS
 begin=$(now)
 
-# step NAME MAKE-ARGS...: one make target; a failure counts as a failed test
-# (and gets a stage line if the target died before printing its own).
-step() {
-	_name=$1
-	shift
-	_lines=$(wc -l <"$COWTEST_STAGES")
-	_t=$(now)
-	if "$MAKE" --no-print-directory "$@"; then return 0; fi
-	record fail "stage $_name"
-	[ "$(wc -l <"$COWTEST_STAGES")" != "$_lines" ] || stage "$_name" "FAILED" "$_t"
-	return 1
-}
-
 summary() {
 	pass=$(grep -c '^pass ' "$COWTEST_COUNTS")
 	fail=$(grep -c '^fail ' "$COWTEST_COUNTS")
@@ -55,7 +42,7 @@ summary() {
 	exit $?
 }
 
-step deps deps || summary
+run_stage deps "$MAKE" --no-print-directory deps || summary
 {
 	echo "run_id=$RUN_ID"
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
