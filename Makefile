@@ -224,7 +224,7 @@ $(STAMPS)/upstream.ran: $(STAMPS)/tree.id $(wildcard $(UPSTREAM_TAR)) tests/upst
 	@$(LIB) write_id $(STAMPS)/upstream.id $$(hash_files $(BUILD)/guest/bin/upstream_*)
 	@touch $@
 $(STAMPS)/upstream.id: $(STAMPS)/upstream.ran ;
-$(STAMPS)/vmtests.ran: $(STAMPS)/tree.id scripts/build/vmtests.sh
+$(STAMPS)/vmtests.ran: $(STAMPS)/tree.id scripts/build/vmtests.sh tests/vm-selftests $(wildcard tests/vm-selftests/*.patch)
 	@$(LIB) run_stage "vm selftests" scripts/build/vmtests.sh $(KSRC)
 	@$(LIB) write_id $(STAMPS)/vmtests.id $$(hash_files $(BUILD)/guest/bin/vm61_*)
 	@touch $@

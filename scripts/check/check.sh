@@ -180,30 +180,21 @@ done
 [ -e "$vt/scratch/left-over" ] && vt_bad="$vt_bad scratch-not-emptied"
 if [ -z "$vt_bad" ]; then ok "vm_selftest observes pass, fail, skip, timeout and a crash apart"
 else notok "vm_selftest observations" "wrong result for:$vt_bad"; fi
-# A known race of a test is retried once, and says so; a kernel that fails
-# it every time still fails; a failure that is not a known race is not
-# retried. vm61_flaky fails on its first run only.
-printf '#!/bin/sh
-[ -e "%s/ran" ] && exit 0
-: >"%s/ran"
-exit 1
-' "$vt" "$vt" >"$vt/vm61_flaky"
-chmod +x "$vt/vm61_flaky"
-vt_bad=""
-for c in "flaky:flaky:pass retried=1 first=fail" "fake 1:fake 1:fail retried=1 first=fail" "fake 1::fail"; do
-	rm -f "$vt/ran"
-	# shellcheck disable=SC2086 # the invocation's words
-	VM_SELFTEST_BIN=$vt VM_SELFTEST_EXPECT=$vt/expect.tsv VM_SELFTEST_PREP=0 \
-		VM_SELFTEST_SCRATCH=$vt/scratch VM_SELFTEST_RACY="$(echo "$c" | cut -d: -f2)" \
-		sh guest/adapters/vm_selftest.sh ${c%%:*} >"$tmp" 2>&1
-	want=$(echo "$c" | cut -d: -f3)
-	got=$(sed -n 's/^# VMSELFTEST .* result=\([a-z]*\) .*secs=[0-9]*\( retried=1 first=[a-z]*\)\{0,1\} name=.*/\1\2/p' "$tmp")
-	[ "$got" = "$want" ] ||
-		vt_bad="$vt_bad '${c%%:*}' (racy '$(echo "$c" | cut -d: -f2)': got '$got', want '$want')"
-done
 rm -rf "$vt"
-if [ -z "$vt_bad" ]; then ok "vm_selftest retries a known race once, visibly, and nothing else"
-else notok "vm_selftest known races" "$vt_bad"; fi
+# Every fix of tests/vm-selftests applies to the tree's selftests (the build
+# applies them to a copy, scripts/build/vmtests.sh).
+if [ -d "$KSRC/tools/testing/selftests/vm" ]; then
+	vs_bad=""
+	for p in tests/vm-selftests/*.patch; do
+		patch -s -p1 -N --dry-run -d "$KSRC" <"$p" >/dev/null 2>&1 || vs_bad="$vs_bad $(basename "$p") (does not apply)"
+		(cd "$KSRC" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict -q --no-summary --no-tree "$top/$p") >/dev/null 2>&1 ||
+			vs_bad="$vs_bad $(basename "$p") (checkpatch --strict)"
+	done
+	if [ -z "$vs_bad" ]; then ok "every fix of tests/vm-selftests applies to the tree's selftests, checkpatch --strict clean"
+	else notok "fixes of tests/vm-selftests" "$vs_bad"; fi
+else
+	skip "fixes of tests/vm-selftests" "no tree at $KSRC (make tree)"
+fi
 
 # 12. a run that dies before it starts still counts as a failed run.
 rc_counts=$(mktemp)
