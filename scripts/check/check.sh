@@ -368,7 +368,10 @@ rm -rf "$mr"
 # 16. the benchmark statistics (scripts/report/benchstat.py, scipy.stats) give the
 # textbook values: Student's t quantiles, Welch's test on two samples whose
 # t is 2 with 8 degrees of freedom (p 0.0805), the order statistics of the
-# median's 95% interval (ranks 4..12 of 15, 40..61 of 100).
+# median's 95% interval (ranks 4..12 of 15, 40..61 of 100); across boots:
+# the exact permutation test (3 against 3 boots wholly apart: p = 2/20; 5
+# against 5 boots, every boot the same: 2/252), the paired t-test over boots,
+# the sign test when every boot gave the same difference (3 boots: 2/8).
 if out=$(cd scripts/report && "${SCIPY_PYTHON:-/usr/bin/python3}" -c '
 import benchstat as b
 w = b.welch([1, 2, 3, 4, 5], [3, 4, 5, 6, 7])
@@ -379,7 +382,16 @@ assert abs(w["half"] - 2.306004 / 3 * 100) < 1e-3, w
 assert (s["med_lo"], s["med_hi"]) == (4, 12) and b.median_rank(100) == 39, s
 m = b.median_diff([100] * 10, [101] * 10)
 assert (m["d"], m["lo"], m["hi"]) == (1.0, 1.0, 1.0), m
-' 2>&1); then ok "benchstat: textbook values from scipy.stats"
+x = b.across_boots({1: 1, 2: 2, 3: 3}, {1: 4, 2: 5, 3: 6})
+assert abs(x["p"] - 0.1) < 1e-9 and abs(x["d"] - 150) < 1e-9 and not x["exact"], x
+assert abs(b.across_boots({1: 1, 2: 2, 3: 3, 4: 4}, {1: 2, 2: 4, 3: 5, 4: 7},
+                          paired=True)["p"] - 0.016277) < 1e-5
+x = b.across_boots(dict.fromkeys(range(5), 100), dict.fromkeys(range(5), 101))
+assert x["exact"] and (x["lo"], x["hi"]) == (1.0, 1.0) and abs(x["p"] - 2 / 252) < 1e-9, x
+x = b.across_boots({1: 100, 2: 110, 3: 90}, {1: 101, 2: 111, 3: 91}, paired=True)
+assert x["exact"] and abs(x["p"] - 0.25) < 1e-9, x
+assert b.across_boots({1: 100}, {1: 101, 2: 102}) is None
+' 2>&1); then ok "benchstat: textbook values from scipy.stats (Welch, t, the median's ranks, permutation and paired tests over boots)"
 else notok "benchstat: textbook values from scipy.stats" "$(echo "$out" | tail -n 1)"; fi
 
 # 17. scripts/report/results_md.py, the generator of RESULTS.md, on the canned

@@ -1,15 +1,24 @@
 #!/bin/sh
 # scripts/flow/bench.sh (make bench): the A/B copy-on-write microbenchmarks.
 # Builds what it needs (make images: the bench image of every kernel in
-# BENCH_VARIANTS and all it depends on), then boots once per
-# (mode, kernel) and runs benchmarks/cowbench.c, which interleaves the
-# policies in a seeded random order per round. The raw data go to
+# BENCH_VARIANTS and all it depends on), then boots each kernel K times per
+# mode, each boot with its own seed (QEMU's -seed, the policy order, the
+# tick phase: BENCH_SEED + boot - 1), and runs benchmarks/cowbench.c, which
+# interleaves the policies in a seeded random order per round. Differences
+# are judged across boots (scripts/report/benchstat.py): a figure that holds
+# in one boot only is not a result. The raw data go to
 # results/bench-<date>-<id>/ (raw.csv, raw.json, meta.json, the console logs);
 # scripts/report/benchstat.py renders report.md, the plots and the summary table.
 # Running and reporting are separate: make bench-report RUN=<dir> re-renders.
 #
 # Knobs (environment, or make variables):
-#   QUICK=1            smoke run: tiny sizes, 1 measured round, det mode, cow only
+#   QUICK=1            smoke run: tiny sizes, 1 measured round, det mode, cow
+#                      only, 2 boots
+#   BENCH_BOOTS        det mode: boots per kernel, distinct seeds (5)
+#   BENCH_BOOTS_WALL   wall mode: boots per kernel (1: wall mode's intervals
+#                      are within one boot, and the report says so)
+#   BENCH_JOBS         det boots run side by side (their figures do not depend
+#                      on host speed): at most this many at once (nproc)
 #   BENCH_MODES        "det wall" (det: -icount shift=0,sleep=off, 1 vCPU;
 #                      wall: 2 vCPUs, KVM when the probe works, else MTTCG)
 #   BENCH_VARIANTS     "cow stock" (stock = unpatched Debian 6.1, the baseline)
@@ -43,18 +52,24 @@ export BUILD RESULTS PATCHES
 if [ "${QUICK:-0}" = 1 ]; then
 	: "${BENCH_MODES:=det}" "${BENCH_VARIANTS:=cow}" "${BENCH_ROUNDS:=1}"
 	: "${BENCH_WARMUP:=0}" "${BENCH_SIZES:=64}" "${BENCH_FSIZE:=64}" "${BENCH_MINOPS:=64}"
-	: "${BENCH_MINOPS_DET:=64}"
+	: "${BENCH_MINOPS_DET:=64}" "${BENCH_BOOTS:=2}"
 fi
 : "${BENCH_MODES:=det wall}" "${BENCH_VARIANTS:=cow stock}"
 : "${BENCH_ROUNDS:=15}" "${BENCH_WARMUP:=2}" "${BENCH_SEED:=1}"
 : "${BENCH_SIZES:=256,4096}" "${BENCH_FSIZE:=1024}" "${BENCH_MINOPS:=1024}" "${BENCH_LIST:=all}"
 : "${BENCH_MINOPS_DET:=256}" "${BENCH_PHASE_DET:=1000000}"
 : "${BENCH_SWAP:=0}" "${BENCH_TIMEOUT:=1500}"
+: "${BENCH_BOOTS:=5}" "${BENCH_BOOTS_WALL:=1}" "${BENCH_JOBS:=$(nproc)}"
+case "$BENCH_BOOTS:$BENCH_BOOTS_WALL:$BENCH_JOBS:$BENCH_SEED" in
+*[!0-9:]* | :* | *::* | *:) die "make bench: BENCH_BOOTS, BENCH_BOOTS_WALL, BENCH_JOBS and BENCH_SEED are whole numbers" ;;
+esac
+[ "$BENCH_BOOTS" -ge 1 ] && [ "$BENCH_BOOTS_WALL" -ge 1 ] && [ "$BENCH_JOBS" -ge 1 ] ||
+	die "make bench: BENCH_BOOTS, BENCH_BOOTS_WALL and BENCH_JOBS are at least 1"
 
 short=$(git rev-parse --short=7 HEAD 2>/dev/null || echo nogit)
 run=${BENCH_RUN:-$RESULTS/bench-$(date +%Y%m%d-%H%M%S)-$short}
 mkdir -p "$run"
-echo "==== make bench: modes '$BENCH_MODES', kernels '$BENCH_VARIANTS', $BENCH_ROUNDS measured + $BENCH_WARMUP warm-up rounds, sizes $BENCH_SIZES KiB -> $run"
+echo "==== make bench: modes '$BENCH_MODES', kernels '$BENCH_VARIANTS', boots det $BENCH_BOOTS wall $BENCH_BOOTS_WALL, $BENCH_ROUNDS measured + $BENCH_WARMUP warm-up rounds, sizes $BENCH_SIZES KiB -> $run"
 
 # ---- build ------------------------------------------------------------------
 if [ "${BENCH_NOBUILD:-0}" != 1 ]; then
@@ -79,6 +94,8 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "rounds=$BENCH_ROUNDS"
 	echo "warmup=$BENCH_WARMUP"
 	echo "seed=$BENCH_SEED"
+	echo "boots_det=$BENCH_BOOTS"
+	echo "boots_wall=$BENCH_BOOTS_WALL"
 	echo "sizes_kib=$BENCH_SIZES"
 	echo "fsize_kib=$BENCH_FSIZE"
 	echo "minops=det $BENCH_MINOPS_DET, wall $BENCH_MINOPS"
@@ -106,10 +123,13 @@ if [ -n "$det_extra" ]; then
 	echo "config_hash_cowx=$(sha256sum <"$BUILD/obj-cow/.config" | cut -c1-16)" >>"$run/meta.env"
 fi
 
-# ---- one boot per (mode, kernel) --------------------------------------------
-# boot MODE VARIANT: run QEMU in the background, print progress, check the log.
+# ---- K boots per (mode, kernel) ---------------------------------------------
+# boot MODE VARIANT BOOT: run QEMU in the background, print progress, check
+# the log. Boot BOOT (1..K) runs with seed BENCH_SEED + BOOT - 1.
 boot() {
-	_mode=$1 _v=$2 _k=$2 _pol=""
+	_mode=$1 _v=$2 _k=$2 _b=$3 _pol=""
+	_seed=$((BENCH_SEED + _b - 1))
+	_id=$_mode-$_v-b$_b
 	if [ "$_v" = cowx ]; then
 		# The cow kernel running "exclusive" alone, like stock does: the
 		# framework-overhead comparison, free of what the other
@@ -118,11 +138,11 @@ boot() {
 	fi
 	_kernel="$BUILD/obj-$_k/arch/x86/boot/bzImage"
 	_initrd="$BUILD/initramfs/$_k-bench.img"
-	_log="$run/$_mode-$_v.log"
+	_log="$run/$_id.log"
 	case $_mode in
 	det)
 		_accel=icount
-		_qargs="-smp 1 -seed $BENCH_SEED -rtc base=2024-01-01T00:00:00,clock=vm"
+		_qargs="-smp 1 -seed $_seed -rtc base=2024-01-01T00:00:00,clock=vm"
 		;;
 	wall)
 		_accel=$("$top/scripts/boot/accel.sh" "$_kernel" "$_initrd")
@@ -132,11 +152,11 @@ boot() {
 	esac
 	_disk=""
 	if [ "$BENCH_SWAP" = 1 ]; then
-		truncate -s 256M "$run/$_mode-$_v-swap.img"
-		_disk="-drive file=$run/$_mode-$_v-swap.img,if=virtio,format=raw"
+		truncate -s 256M "$run/$_id-swap.img"
+		_disk="-drive file=$run/$_id-swap.img,if=virtio,format=raw"
 	fi
 	_cmd="$KERNEL_CMDLINE cowtest.groups=bench cowtest.policy=exclusive cowtest.timeout=$BENCH_TIMEOUT"
-	_cmd="$_cmd cowbench.rounds=$BENCH_ROUNDS cowbench.warmup=$BENCH_WARMUP cowbench.seed=$BENCH_SEED"
+	_cmd="$_cmd cowbench.rounds=$BENCH_ROUNDS cowbench.warmup=$BENCH_WARMUP cowbench.seed=$_seed"
 	_minops=$BENCH_MINOPS
 	if [ "$_mode" = det ]; then
 		_minops=$BENCH_MINOPS_DET
@@ -144,17 +164,22 @@ boot() {
 	fi
 	_cmd="$_cmd cowbench.sizes=$BENCH_SIZES cowbench.fsize=$BENCH_FSIZE cowbench.minops=$_minops cowbench.benches=$BENCH_LIST$_pol"
 	{
-		echo "# make bench boot: mode=$_mode variant=$_v accel=$_accel"
+		echo "# make bench boot: mode=$_mode variant=$_v boot=$_b seed=$_seed accel=$_accel"
 		echo "# kernel: $_kernel ($(kernel_release "$BUILD/obj-$_k"))"
 		echo "# cmdline: $_cmd"
 		echo "# qemu: $(accel_args "$_accel") $_qargs -m 1G $_disk"
 	} >"$_log"
-	echo "accel_${_mode}_$_v=$_accel" >>"$run/meta.env"
-	echo "qemu_args_${_mode}_$_v=$(accel_args "$_accel") $_qargs -m 1G $_disk" >>"$run/meta.env"
+	# The first boot's accelerator and arguments stand for the cell (the
+	# others differ in -seed only); every boot's seed and time are kept.
+	if [ "$_b" = 1 ]; then
+		echo "accel_${_mode}_$_v=$_accel" >>"$run/meta.env"
+		echo "qemu_args_${_mode}_$_v=$(accel_args "$_accel") $_qargs -m 1G $_disk" >>"$run/meta.env"
+	fi
+	echo "seed_${_mode}_${_v}_b$_b=$_seed" >>"$run/meta.env"
 	_t=$(now)
 	# shellcheck disable=SC2086
 	"$top/scripts/boot/qemu.sh" --accel "$_accel" --console "$_log" \
-		--timeout "$((BENCH_TIMEOUT + 120))" --out "$run/$_mode-$_v.qemu.out" \
+		--timeout "$((BENCH_TIMEOUT + 120))" --out "$run/$_id.qemu.out" \
 		"$_kernel" "$_initrd" "$_cmd" -- $_qargs -m 1G $_disk &
 	_pid=$!
 	_last=""
@@ -162,39 +187,52 @@ boot() {
 		sleep 5
 		_p=$(grep -a '# progress' "$_log" 2>/dev/null | tail -n 1 | sed 's/^ *# progress //')
 		if [ -n "$_p" ] && [ "$_p" != "$_last" ]; then
-			printf '[%4ss] bench %s/%s: %s\n' "$(($(now) - begin))" "$_mode" "$_v" "$_p"
+			printf '[%4ss] bench %s/%s boot %s: %s\n' "$(($(now) - begin))" "$_mode" "$_v" "$_b" "$_p"
 			_last=$_p
 		fi
 	done
 	wait "$_pid"
 	_rc=$?
-	rm -f "$run/$_mode-$_v-swap.img"
+	rm -f "$run/$_id-swap.img"
 	tr -d '\r' <"$_log" >"$_log.tmp" && mv "$_log.tmp" "$_log"
-	echo "seconds_${_mode}_$_v=$(($(now) - _t))" >>"$run/meta.env"
+	echo "seconds_${_mode}_${_v}_b$_b=$(($(now) - _t))" >>"$run/meta.env"
 	_why=""
 	grep -q '^COWTEST-STATUS passed=[0-9]* failed=0 ' "$_log" || _why="runner did not pass (rc $_rc)"
 	_trouble=$("$top/scripts/boot/scan-log.sh" "$_log" | tr '\n' ' ')
 	[ -z "$_trouble" ] || _why="$_why $_trouble"
 	if [ -n "$_why" ]; then
-		stage "bench $_mode/$_v" "FAILED:$_why, log: $_log" "$_t"
+		stage "bench $_mode/$_v boot $_b" "FAILED:$_why, log: $_log" "$_t"
 		return 1
 	fi
-	stage "bench $_mode/$_v" "ok (accel $_accel, $(grep -c '^ *BENCH ' "$_log") samples)" "$_t"
+	stage "bench $_mode/$_v boot $_b" "ok (accel $_accel, seed $_seed, $(grep -c '^ *BENCH ' "$_log") samples)" "$_t"
 }
 
 fail=0
 for m in $BENCH_MODES; do
 	if [ "$m" = det ]; then
 		# The deterministic guest's results do not depend on host speed:
-		# its boots may share the host's CPUs.
-		pids=""
-		for v in $BENCH_VARIANTS $det_extra; do
-			boot det "$v" &
-			pids="$pids $!"
+		# its boots may share the host's CPUs, BENCH_JOBS at a time.
+		pids="" n=0 b=1
+		while [ "$b" -le "$BENCH_BOOTS" ]; do
+			for v in $BENCH_VARIANTS $det_extra; do
+				boot det "$v" "$b" &
+				pids="$pids $!" n=$((n + 1))
+				if [ "$n" -ge "$BENCH_JOBS" ]; then
+					for p in $pids; do wait "$p" || fail=1; done
+					pids="" n=0
+				fi
+			done
+			b=$((b + 1))
 		done
 		for p in $pids; do wait "$p" || fail=1; done
 	else
-		for v in $BENCH_VARIANTS; do boot "$m" "$v" || fail=1; done
+		# Wall mode: one boot at a time, the kernels alternating, so
+		# that a slow spell of the host does not fall on one kernel.
+		b=1
+		while [ "$b" -le "$BENCH_BOOTS_WALL" ]; do
+			for v in $BENCH_VARIANTS; do boot "$m" "$v" "$b" || fail=1; done
+			b=$((b + 1))
+		done
 	fi
 done
 echo "elapsed_s=$(($(now) - begin))" >>"$run/meta.env"

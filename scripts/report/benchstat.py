@@ -4,12 +4,21 @@
   collect RUN        console logs + meta.env of RUN -> raw.csv, raw.json
   report RUN         raw.json -> report.md, summary.txt, plots/*.png (gnuplot)
   compare A B        every cell of run B against run A (medians, Welch test)
-  repeat A B         deterministic mode: do A and B agree within 0.1%?
+  repeat A B         deterministic mode: do boot 1 of A and boot 1 of B (the
+                     same seed) agree within 0.1%?
+  spread RUN         the boot medians of every cell of RUN and their spread
+                     across seeds
 
 A cell is (mode, kernel variant, benchmark, size, policy); its samples are
-the measured (not warm-up) rounds. The value of a sample is ns per op.
-Comparisons use Welch's t-test at 95%: '*' p<0.05, '**' p<0.01, '***'
-p<0.001, otherwise "no difference proven".
+the measured (not warm-up) rounds of every boot. The value of a sample is ns
+per op. make bench boots each kernel K times with distinct seeds; a
+difference is judged across boots: each boot contributes its median, the
+interval is a bootstrap over boots and the test a permutation test over
+boots (scipy.stats), so the variation between boots, which samples of one
+boot cannot show, is in both. With one boot per side the report falls back
+to the samples of that boot and says so: Welch's t-test (wall mode) or a
+bootstrap of the median difference (det mode), '*' p<0.05, '**' p<0.01,
+'***' p<0.001, otherwise "no difference proven".
 """
 import csv
 import glob
@@ -54,7 +63,7 @@ MODE_UNIT = {
            "instruction count, not a time)",
     "wall": "guest wall-clock ns",
 }
-FIXED = ["run_id", "mode", "variant", "kernel", "config_hash", "series_hash",
+FIXED = ["run_id", "mode", "variant", "boot", "kernel", "config_hash", "series_hash",
          "profile", "accel", "qemu", "host_cpu", "rounds", "warmup", "seed",
          "round", "warm", "policy", "bench", "size_kib", "unit", "ops", "ns", "sample_ns",
          "ns_per_op"]
@@ -198,6 +207,127 @@ def within_median(m, limit):
     return "unresolved"
 
 
+# ---- across boots ---------------------------------------------------------------
+def boot_medians(rows):
+    """{boot: the median ns/op of that boot's measured rounds}."""
+    by = {}
+    for r in rows:
+        by.setdefault(r.get("boot", 1), []).append(r["ns_per_op"])
+    return {b: median(xs) for b, xs in sorted(by.items())}
+
+
+def spread(bm):
+    """max - min of the boot medians, as % of their median (0: every boot
+    gave the same figure)."""
+    v = list(bm.values())
+    m = median(v)
+    return (max(v) - min(v)) / m * 100 if m else 0.0
+
+
+def mark_p(p):
+    if p < 0.001:
+        return "***"
+    if p < 0.01:
+        return "**"
+    if p < 0.05:
+        return "*"
+    return "no difference proven"
+
+
+def across_boots(a, b, paired=False, resamples=4000, seed=1):
+    """b against a over boots; a, b: {boot: median} (boot_medians()).
+    d: the difference of the means of the boot medians, % of a's mean.
+    Independent sides (two kernels, booted apart): [lo, hi] is a seeded
+    percentile bootstrap over boots (scipy.stats.bootstrap), p a two-sided
+    permutation test over boots (scipy.stats.permutation_test, exact for
+    a few boots). Paired (two policies interleaved in the same boots): the
+    per-boot differences, a t interval and test (scipy.stats.ttest_rel).
+    exact: every boot of both sides gave one figure each, so the difference
+    is the same in every boot and needs no interval. None with fewer than
+    two boots on a side (or, paired, in common)."""
+    if paired:
+        common = sorted(set(a) & set(b))
+        av = [a[k] for k in common]
+        bv = [b[k] for k in common]
+    else:
+        av, bv = list(a.values()), list(b.values())
+    if len(av) < 2 or len(bv) < 2:
+        return None
+    ma = sum(av) / len(av)
+    if not ma:
+        return None
+    d = (sum(bv) / len(bv) - ma) / ma * 100
+    out = {"d": d, "k": (len(av), len(bv)), "spread_a": spread(dict(enumerate(av))),
+           "spread_b": spread(dict(enumerate(bv))), "paired": paired}
+    exact = len(set(av)) == 1 and len(set(bv)) == 1
+
+    def diff(x, y, axis=-1):
+        return (x.mean(axis=axis) - y.mean(axis=axis)) / ma * 100
+    if paired:
+        ds = [(y - x) / ma * 100 for x, y in zip(av, bv)]
+        n = len(ds)
+        mean = sum(ds) / n
+        sd = math.sqrt(sum((x - mean) ** 2 for x in ds) / (n - 1))
+        half = t_crit(n - 1) * sd / math.sqrt(n)
+        if sd:
+            p = float(sps.ttest_rel(bv, av).pvalue)
+        else:
+            # every boot gave the same difference: the exact sign test
+            p = min(1.0, 2 * 0.5 ** n) if mean else 1.0
+        out.update(d=mean, lo=mean - half, hi=mean + half, p=p)
+    else:
+        pt = sps.permutation_test((bv, av), diff, vectorized=True,
+                                  permutation_type="independent",
+                                  alternative="two-sided", n_resamples=9999,
+                                  random_state=seed)
+        if exact:
+            lo = hi = d
+        else:
+            bs = sps.bootstrap((bv, av), diff, vectorized=True, paired=False,
+                               n_resamples=resamples, method="percentile",
+                               random_state=seed)
+            lo, hi = float(bs.confidence_interval.low), float(bs.confidence_interval.high)
+        out.update(lo=lo, hi=hi, p=float(pt.pvalue))
+    out["exact"] = exact or (paired and not sd)
+    if out["exact"] and out["d"]:
+        out["mark"] = "same in every boot (p %.3f)" % out["p"]
+    elif out["lo"] > 0 or out["hi"] < 0:
+        out["mark"] = mark_p(out["p"])
+    else:
+        out["mark"] = "no difference proven"
+    return out
+
+
+def delta_text(ra, rb, paired):
+    """(Δ text, significance) of rows rb against rows ra: across boots when
+    both have two or more, else Welch within the one boot."""
+    x = across_boots(boot_medians(ra), boot_medians(rb), paired=paired)
+    if x:
+        return fmt_across(x), x["mark"]
+    d, mark = fmt_d(welch([r["ns_per_op"] for r in ra], [r["ns_per_op"] for r in rb]))
+    return d + " (one boot)", mark
+
+
+def within_across(x, limit):
+    """within 0.5%-style verdict on an across-boot interval."""
+    if not x:
+        return "unresolved"
+    if -limit <= x["lo"] and x["hi"] <= limit:
+        return "yes"
+    if x["lo"] > limit or x["hi"] < -limit:
+        return "NO"
+    return "unresolved"
+
+
+def fmt_across(x):
+    """'+0.31% [+0.12, +0.50]', or '+0.31% (same in all 5+5 boots)'."""
+    if x["exact"] and x["paired"]:
+        return "%+.2f%% (the same difference in all %d boots)" % (x["d"], x["k"][0])
+    if x["exact"]:
+        return "%+.2f%% (same in all %d+%d boots)" % ((x["d"],) + x["k"])
+    return "%+.2f%% [%+.2f, %+.2f]" % (x["d"], x["lo"], x["hi"])
+
+
 # ---- collect ------------------------------------------------------------------
 def read_meta(run):
     meta = {}
@@ -213,12 +343,16 @@ def collect(run):
     meta = read_meta(run)
     rows, skips = [], []
     for log in sorted(glob.glob(os.path.join(run, "*.log"))):
-        m = re.match(r"(det|wall)-(\w+)\.log$", os.path.basename(log))
+        # <mode>-<variant>-b<boot>.log; runs before K boots: <mode>-<variant>.log
+        m = re.match(r"(det|wall)-([a-z0-9_]+?)(?:-b([0-9]+))?\.log$",
+                     os.path.basename(log))
         if not m:
             continue
-        mode, variant = m.groups()
-        if variant == "stock":     # runs before the unpatched kernel was named "stock"
+        mode, variant, boot = m.groups()
+        boot = int(boot or 1)
+        if variant == "base":      # runs before the unpatched kernel was named "stock"
             variant = "stock"
+        seed = meta.get("seed_%s_%s_b%d" % (mode, variant, boot), meta.get("seed", ""))
         with open(log, errors="replace") as f:
             for line in f:
                 line = line.strip()
@@ -233,7 +367,7 @@ def collect(run):
                 ops, ns = int(kv["ops"]), int(kv["ns"])
                 row = {
                     "run_id": meta.get("run_id", ""), "mode": mode,
-                    "variant": variant,
+                    "variant": variant, "boot": boot,
                     "kernel": meta.get("kernel_" + variant, ""),
                     "config_hash": meta.get("config_hash_" + variant, ""),
                     "series_hash": "none (unpatched)" if variant == "stock"
@@ -244,7 +378,7 @@ def collect(run):
                     "host_cpu": meta.get("host_cpu", ""),
                     "rounds": meta.get("rounds", ""),
                     "warmup": meta.get("warmup", ""),
-                    "seed": meta.get("seed", ""),
+                    "seed": seed,
                     "round": int(kv["round"]), "warm": int(kv["warm"]),
                     "policy": kv["policy"], "bench": kv["bench"],
                     "size_kib": int(kv["size_kib"]), "unit": kv["unit"],
@@ -275,11 +409,12 @@ def load(run):
         return json.load(f)
 
 
-def cells(data):
-    """{(mode, variant, bench, size, policy): [row, ...]} of measured rounds."""
+def cells(data, boot=None):
+    """{(mode, variant, bench, size, policy): [row, ...]} of measured rounds
+    (of boot BOOT only, when given)."""
     out = {}
     for r in data["rows"]:
-        if r["warm"]:
+        if r["warm"] or (boot is not None and r.get("boot", 1) != boot):
             continue
         k = (r["mode"], r["variant"], r["bench"], r["size_kib"], r["policy"])
         out.setdefault(k, []).append(r)
@@ -395,6 +530,7 @@ def report(run):
     P("| --- | --- |")
     for k in ("date", "project_commit", "series_hash", "qemu", "host_cpu",
               "host_cpus", "host_kernel", "profile", "rounds", "warmup", "seed",
+              "boots_det", "boots_wall",
               "sizes_kib", "fsize_kib", "minops", "benches", "elapsed_s"):
         P("| %s | %s |" % (k, meta.get(k, "")))
     for v in variants:
@@ -403,21 +539,33 @@ def report(run):
             meta.get("cowpin_" + v, "")))
     for m in modes:
         for v in variants:
-            P("| boot %s/%s | accel %s, %ss, `%s` |" % (
-                m, v, meta.get("accel_%s_%s" % (m, v), ""),
-                meta.get("seconds_%s_%s" % (m, v), "?"),
-                meta.get("qemu_args_%s_%s" % (m, v), "")))
+            boots = sorted({r.get("boot", 1) for r in data["rows"]
+                            if r["mode"] == m and r["variant"] == v})
+            secs = [meta.get("seconds_%s_%s_b%d" % (m, v, b),
+                             meta.get("seconds_%s_%s" % (m, v), "?")) for b in boots]
+            seeds = [meta.get("seed_%s_%s_b%d" % (m, v, b), meta.get("seed", "?"))
+                     for b in boots]
+            P("| boots %s/%s | %d (seeds %s), accel %s, seconds %s, `%s` |" % (
+                m, v, len(boots), " ".join(seeds), meta.get("accel_%s_%s" % (m, v), ""),
+                " ".join(secs), meta.get("qemu_args_%s_%s" % (m, v), "")))
     P("")
     P("Units. **det**: %s. **wall**: %s%s." % (
         MODE_UNIT["det"], MODE_UNIT["wall"],
         "; under TCG (no KVM) wall-clock figures are *indicative only*"
         if any("tcg" in meta.get("accel_wall_%s" % v, "") for v in variants) else ""))
-    P("Each cell: the measured rounds (warm-up rounds discarded), one sample "
-      "per round; policies interleaved in a seeded random order per round. "
-      "median [95% interval of the median], mean ± sd, 95% CI of the mean; "
-      "Δ: the difference of the means as % of the reference ± the half-width of "
-      "its 95% Welch interval; significance by Welch's t-test "
-      "(* p<0.05, ** p<0.01, *** p<0.001).")
+    P("Each cell: the measured rounds (warm-up rounds discarded) of every boot, "
+      "one sample per round; policies interleaved in a seeded random order per "
+      "round; each boot with its own seed. median [95% interval of the median], "
+      "mean ± sd, 95% CI of the mean, over all samples; *boots*: the number of "
+      "boots and the spread of their medians (max − min, % of the median). "
+      "**Δ across boots** (two boots or more per side): each boot contributes "
+      "its median; Δ is the difference of their means as % of the reference, "
+      "[95% interval]: between kernels a bootstrap over boots with a "
+      "permutation test over boots, between policies of the same boots a t "
+      "interval and test on the per-boot differences; \"same in all boots\" "
+      "when every boot gave one figure per side. With one boot per side Δ is "
+      "within that boot: the difference of the means ± the half-width of its "
+      "95% Welch interval. * p<0.05, ** p<0.01, *** p<0.001.")
     P("")
 
     summary = []
@@ -427,16 +575,18 @@ def report(run):
         P("")
         P("Target: |Δ| ≤ 0.5% in deterministic mode. *within 0.5%*: **yes** when "
           "the whole 95% interval lies within ±0.5%, **NO** when it lies wholly "
-          "beyond, *unresolved* otherwise; the interval is that of Δ median "
-          "(seeded bootstrap) in det mode, where a timer tick moves the odd "
-          "sample and so the mean, and that of Δ mean (Welch) in wall mode. "
-          "Where the run "
-          "has it, the cow side is the boot that ran \"exclusive\" alone "
-          "(cowx), as stock does; the interleaved boot's exclusive rounds "
-          "inherit state from the other policies' rounds.")
+          "beyond, *unresolved* otherwise. The interval is the one across boots "
+          "(each boot's median; bootstrap over boots, permutation test over "
+          "boots) when both kernels were booted more than once; otherwise, and "
+          "marked *one boot*, that of Δ median (seeded bootstrap over samples) in "
+          "det mode and of Δ mean (Welch) in wall mode, which cannot contain "
+          "the variation between boots. Where the run has it, the cow side is "
+          "the boot that ran \"exclusive\" alone (cowx), as stock does; the "
+          "interleaved boot's exclusive rounds inherit state from the other "
+          "policies' rounds.")
         P("")
-        P("| mode | benchmark | stock median | cow/exclusive median | Δ median [95%] | Δ mean | significance | within 0.5% |")
-        P("| --- | --- | ---: | ---: | ---: | ---: | --- | --- |")
+        P("| mode | benchmark | boots stock/cow | stock median | cow/exclusive median | boot spread stock / cow | Δ [95%] | p | significance | within 0.5% |")
+        P("| --- | --- | --- | ---: | ---: | --- | ---: | ---: | --- | --- |")
         for k in keys:
             if k[1] != "stock":
                 continue
@@ -447,15 +597,24 @@ def report(run):
                 continue
             a = [r["ns_per_op"] for r in cs[k]]
             b = [r["ns_per_op"] for r in cs[kc]]
-            w = welch(a, b)
-            d, mark = fmt_d(w)
-            md = median_diff(a, b)
-            ok = within_median(md, 0.5) if k[0] == "det" else within(w, 0.5)
-            ma, mb = stats(a)["median"], stats(b)["median"]
-            mds = ("%+.2f%% [%+.2f, %+.2f]" % (md["d"], md["lo"], md["hi"]) if md
-                   else "%+.2f%%" % ((mb - ma) / ma * 100 if ma else 0))
-            P("| %s | %s-%dK | %s | %s | %s | %s | %s | %s |" % (
-                k[0], k[2], k[3], fmt(ma), fmt(mb), mds, d, mark, ok))
+            ba, bb = boot_medians(cs[k]), boot_medians(cs[kc])
+            ma, mb = median(list(ba.values())), median(list(bb.values()))
+            x = across_boots(ba, bb)
+            if x:
+                delta, p, mark, ok = fmt_across(x), "%.4f" % x["p"], x["mark"], \
+                    within_across(x, 0.5)
+            else:
+                w = welch(a, b)
+                md = median_diff(a, b)
+                if k[0] == "det" and md:
+                    delta = "%+.2f%% [%+.2f, %+.2f] one boot" % (md["d"], md["lo"], md["hi"])
+                    p, mark, ok = "-", median_cmp(a, b)["mark"], within_median(md, 0.5)
+                else:
+                    d, mark = fmt_d(w)
+                    delta, p, ok = d + " one boot", "%.4f" % w["p"] if w else "-", within(w, 0.5)
+            P("| %s | %s-%dK | %d/%d | %s | %s | %.2f%% / %.2f%% | %s | %s | %s | %s |" % (
+                k[0], k[2], k[3], len(ba), len(bb), fmt(ma), fmt(mb), spread(ba),
+                spread(bb), delta, p, mark, ok))
         P("")
 
     # ---- false positives -----------------------------------------------------
@@ -491,29 +650,29 @@ def report(run):
         P("")
         P("### %s-%dK: %s" % (bench, size, BENCH_DESC.get(bench, "")))
         P("")
-        P("| mode | kernel/policy | n | median [95%] | mean ± sd | 95% CI of mean | Δ vs exclusive | significance | per op |")
-        P("| --- | --- | ---: | --- | --- | --- | ---: | --- | --- |")
+        P("| mode | kernel/policy | n | boots (spread) | median [95%] | mean ± sd | 95% CI of mean | Δ vs exclusive | significance | per op |")
+        P("| --- | --- | ---: | --- | --- | --- | --- | ---: | --- | --- |")
         for k in ks:
             xs = [r["ns_per_op"] for r in cs[k]]
             s = stats(xs)
+            bm = boot_medians(cs[k])
             ref = (k[0], k[1], k[2], k[3], "exclusive")
             if k[1] == "stock":
                 d, mark = "(baseline)", ""
             elif k[4] == "exclusive":
                 kb = (k[0], "stock", k[2], k[3], "exclusive")
                 if kb in cs:
-                    w = welch([r["ns_per_op"] for r in cs[kb]], xs)
-                    d, mark = fmt_d(w)
-                    d, mark = d + " vs stock", mark
+                    d, mark = delta_text(cs[kb], cs[k], paired=False)
+                    d = d + " vs stock"
                 else:
                     d, mark = "(reference)", ""
             else:
-                d, mark = fmt_d(welch([r["ns_per_op"] for r in cs[ref]], xs)) \
-                    if ref in cs else ("-", "")
-            P("| %s | %s | %d | %s [%s, %s] | %s ± %s | [%s, %s] | %s | %s | %s |" % (
-                k[0], col_label(k[1], k[4]), s["n"], fmt(s["median"]), fmt(s["med_lo"]),
-                fmt(s["med_hi"]), fmt(s["mean"]), fmt(s["sd"]), fmt(s["ci_lo"]),
-                fmt(s["ci_hi"]), d, mark, counters_text(cs[k])))
+                d, mark = delta_text(cs[ref], cs[k], paired=True) if ref in cs \
+                    else ("-", "")
+            P("| %s | %s | %d | %d (%.2f%%) | %s [%s, %s] | %s ± %s | [%s, %s] | %s | %s | %s |" % (
+                k[0], col_label(k[1], k[4]), s["n"], len(bm), spread(bm), fmt(s["median"]),
+                fmt(s["med_lo"]), fmt(s["med_hi"]), fmt(s["mean"]), fmt(s["sd"]),
+                fmt(s["ci_lo"]), fmt(s["ci_hi"]), d, mark, counters_text(cs[k])))
         for m in modes:
             png = "plots/%s-%s-%d.png" % (m, bench, size)
             if png in plots:
@@ -531,15 +690,21 @@ def report(run):
                 xe = [r["ns_per_op"] for r in cs[ke]]
                 line["excl"] = stats(xe)["median"]
                 xo = [r["ns_per_op"] for r in cs[kx]] if kx in cs else xe
-                # det: the median difference and its bootstrap interval
-                # (ticks move the odd sample); wall: Welch on the means.
+                # Across boots when there are two or more per side;
+                # else within the one boot: det, the median difference and
+                # its bootstrap interval (ticks move the odd sample); wall,
+                # Welch on the means.
                 cmp = median_cmp if m == "det" else welch
+                ro = cs[kx] if kx in cs else cs[ke]
                 if kb in cs:
-                    line["d_stock"] = cmp([r["ns_per_op"] for r in cs[kb]], xo)
+                    line["d_stock"] = across_boots(boot_medians(cs[kb]), boot_medians(ro)) \
+                        or cmp([r["ns_per_op"] for r in cs[kb]], xo)
                 for p in ("refcount", "mapcount"):
                     kp = (m, "cow", bench, size, p)
                     if kp in cs:
-                        line[p] = cmp(xe, [r["ns_per_op"] for r in cs[kp]])
+                        line[p] = across_boots(boot_medians(cs[ke]), boot_medians(cs[kp]),
+                                               paired=True) \
+                            or cmp(xe, [r["ns_per_op"] for r in cs[kp]])
             summary.append(line)
     if data.get("skipped"):
         P("")
@@ -556,13 +721,18 @@ def report(run):
         if not w:
             return "-"
         m = {"***": "***", "**": "**", "*": "*"}.get(w["mark"], "")
+        if w.get("exact") and w["d"]:
+            m = "="
         return "%+.2f%%%s" % (w["d"], m or (" ~" if w["mark"].startswith("no") else ""))
 
     S = []
-    S.append("==== make bench summary: %s (median ns/op; det: Δ = median "
-             "difference, * its 95%% bootstrap interval excludes 0; wall: Δ = mean "
-             "difference, *** p<0.001 ** p<0.01 * p<0.05 (Welch); ~ no difference "
-             "proven)" % meta.get("run_id", ""))
+    S.append("==== make bench summary: %s (median ns/op; Δ across boots when "
+             "each side has two or more: difference of the boot medians' means, "
+             "marked when its 95%% interval over boots excludes 0, *** p<0.001 "
+             "** p<0.01 * p<0.05 (permutation test over boots between kernels, "
+             "paired t over boots between policies), = the same in every boot; "
+             "with one boot: det Δ median, * its bootstrap interval excludes 0, "
+             "wall Δ mean (Welch); ~ no difference proven)" % meta.get("run_id", ""))
     for m in modes:
         S.append("-- mode %s: %s%s" % (m, MODE_UNIT[m].split(" (")[0] if m == "det"
                                         else MODE_UNIT[m],
@@ -584,8 +754,8 @@ def report(run):
 
 
 # ---- compare / repeat -------------------------------------------------------
-def compare(a, b, only_det=False, benches=None):
-    ca, cb = cells(load(a)), cells(load(b))
+def compare(a, b, only_det=False, benches=None, boot=None):
+    ca, cb = cells(load(a), boot), cells(load(b), boot)
     common = sorted(set(ca) & set(cb), key=order_key)
     out = []
     for k in common:
@@ -600,6 +770,35 @@ def compare(a, b, only_det=False, benches=None):
     return out
 
 
+def spread_report(run):
+    """Each cell's boot medians (one per seed) and their spread, to
+    RUN/spread.txt and stdout."""
+    data = load(run)
+    cs = cells(data)
+    L = ["spread across seeds: %s (det mode: each boot's median; spread = max - min "
+         "as %% of their median)" % run,
+         "%-6s %-18s %-16s %5s %9s  %s" % ("mode", "kernel/policy", "benchmark", "boots",
+                                          "spread", "boot medians (boot 1, 2, ...)")]
+    worst = {}
+    for k in sorted(cs, key=order_key):
+        bm = boot_medians(cs[k])
+        sp = spread(bm)
+        kind = "fault" if k[2] in FAULT_BENCHES else "fork"
+        if len(bm) > 1:
+            worst[(k[0], kind)] = max(worst.get((k[0], kind), (0, None)), (sp, k))
+        L.append("%-6s %-18s %-16s %5d %8.3f%%  %s" % (
+            k[0], col_label(k[1], k[4]), "%s-%dK" % (k[2], k[3]), len(bm), sp,
+            " ".join(fmt(v) for v in bm.values())))
+    for (m, kind), (sp, k) in sorted(worst.items()):
+        L.append("largest spread, %s mode, %s benchmarks: %.3f%% (%s %s-%dK)" % (
+            m, kind, sp, col_label(k[1], k[4]), k[2], k[3]))
+    if not worst:
+        L.append("no cell has more than one boot: nothing to spread (BENCH_BOOTS)")
+    with open(os.path.join(run, "spread.txt"), "w") as f:
+        f.write("\n".join(L) + "\n")
+    print("\n".join(L))
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -611,7 +810,7 @@ def main():
     elif cmd in ("compare", "repeat") and len(sys.argv) == 4:
         a, b = sys.argv[2], sys.argv[3]
         rep = cmd == "repeat"
-        rows = compare(a, b, only_det=rep, benches=None)
+        rows = compare(a, b, only_det=rep, benches=None, boot=1 if rep else None)
         if not rows:
             sys.exit("benchstat: no cells in common between %s and %s" % (a, b))
         print("%s: A=%s B=%s" % ("repeatability (det mode)" if rep else "compare", a, b))
@@ -632,6 +831,8 @@ def main():
                   "(%s) = %.4f%%: %s (limit 0.1%%)" % (",".join(FAULT_BENCHES), worst,
                                                        "PASS" if ok else "FAIL"))
             sys.exit(0 if ok else 1)
+    elif cmd == "spread" and len(sys.argv) == 3:
+        spread_report(sys.argv[2])
     else:
         sys.exit(__doc__)
 

@@ -229,7 +229,7 @@ def bench_section(d):
                        '(make bench-report RUN=%s)' % (d, d))
     run, L = provenance(d, env, 'make bench', env.get('project_commit') or 'unknown (not in meta.env)')
     L += ['**QUICK smoke run: not a measurement.**', ''] if env.get('quick') == '1' else []
-    how = ', '.join('%s %s' % (k, env[k]) for k in ('rounds', 'warmup', 'sizes_kib', 'seed', 'qemu',
+    how = ', '.join('%s %s' % (k, env[k]) for k in ('rounds', 'warmup', 'sizes_kib', 'seed', 'boots_det', 'boots_wall', 'qemu',
                                                       'host_cpu', 'host_cpus') if env.get(k))
     L += ['Produced by `%s`%s.' % (env.get('command', 'make bench'), how and ': ' + how), '']
     over = [t for _, t in tables_under(report, r'## Framework overhead')]
