@@ -49,7 +49,7 @@ load_profile() {
 		die "unknown profile '$2'; valid profiles: ${_valid:-none}"
 	fi
 	# shellcheck disable=SC2034 # used by the scripts that source this
-	PROFILE_DESC='' QEMU_ARGS='' KERNEL_CMDLINE='' GUEST_SETUP='' TEST_GROUPS='' POLICIES='' QEMU_DISKS='' RUN_TIMEOUT=''
+	PROFILE_DESC='' QEMU_ARGS='' KERNEL_CMDLINE='' GUEST_SETUP='' TEST_GROUPS='' POLICIES='' QEMU_DISKS='' RUN_TIMEOUT='' TCG_MODE=''
 	# shellcheck disable=SC1090
 	. "$1/$2.profile"
 	: "${POLICIES:=exclusive refcount mapcount}"
@@ -94,6 +94,17 @@ accel_args() {
 	icount) echo "-accel tcg -icount shift=0,sleep=off,align=off -cpu max,la57=off" ;;
 	*) die "unknown accelerator '$1'; valid: kvm tcg tcg-single icount" ;;
 	esac
+}
+
+# qemu_tcg_stale_tb: true when this QEMU is older than 8.1, whose
+# multi-threaded TCG can run a stale translated block after the guest patches
+# its own code (fixed by "accel/tcg: Always lock pages before translation").
+qemu_tcg_stale_tb() {
+	_qv=$(qemu-system-x86_64 --version 2>/dev/null | sed -n '1s/.*version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+	[ -n "$_qv" ] || return 0
+	# shellcheck disable=SC2086 # major and minor
+	set -- $_qv
+	[ "$1" -lt 8 ] || { [ "$1" -eq 8 ] && [ "$2" -lt 1 ]; }
 }
 
 # run_stage NAME CMD...: one stage of make's graph (a Makefile recipe). A

@@ -22,6 +22,16 @@ initrd="$BUILD/initramfs/$variant-$profile.img"
 [ -f "$initrd" ] || die "run: no initramfs $initrd (run make initramfs VARIANT=$variant PROFILE=$profile)"
 
 accel=$("$top/scripts/boot/accel.sh" "$kernel" "$initrd")
+# TCG_MODE (profile): the TCG mode for a profile whose tests patch kernel
+# text all the time (a static key flipped every few ms). Multi-threaded TCG
+# in QEMU before 8.1 can run a stale translated block after such a patch
+# (make stall-probe); a profile that says TCG_MODE=tcg-single runs
+# single-threaded there instead. An ACCEL given by the caller wins; the
+# mode is recorded in accel.txt like any other.
+if [ "$accel" = tcg ] && [ -z "${ACCEL:-}" ] && [ -n "${TCG_MODE:-}" ] && qemu_tcg_stale_tb; then
+	accel_args "$TCG_MODE" >/dev/null || die "run: profile $profile: TCG_MODE=$TCG_MODE"
+	accel=$TCG_MODE
+fi
 
 # QEMU_DISKS="name:size[:drive-options] ..." (profile): a fresh sparse raw
 # image per disk, attached in order as virtio disks (/dev/vda, /dev/vdb,
