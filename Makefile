@@ -111,7 +111,7 @@ endif
 
 .PHONY: help deps tree export kernel driver guest initramfs images run test test-graph check \
 	check-series check-series-quick test-mutants shell soak bench bench-report bench-compare \
-	bench-repeatability test-harness-failures test-bad-input stap trace report manifest fanout judge compare-runs critical-path stall-probe print-build-targets clean distclean
+	bench-repeatability test-harness-failures test-bad-input stap trace report manifest fanout judge compare-runs critical-path stall-probe code-size print-build-targets clean distclean
 
 help:
 	@echo 'cow-policy targets:'
@@ -119,7 +119,7 @@ help:
 	@echo '  make bench [QUICK=1]   A/B COW microbenchmarks: policies x (cow, unpatched stock) -> results/bench-*/'
 	@echo '  make bench-report RUN=<dir>       re-render report.md, plots, summary from raw data'
 	@echo '  make bench-compare A=<dir> B=<dir>   every cell of run B against run A'
-	@echo '  make bench-repeatability   two deterministic runs, fault benchmarks must agree within 0.1%'
+	@echo '  make bench-repeatability   spread of det figures across seeds (K boots), and seed 1 twice must agree within 0.1%'
 	@echo '  make check       fast host-side checks, no QEMU'
 	@echo '  make check-series  build every prefix of the series, COW_POLICY=y and =n'
 	@echo '  make check-series-quick  the same, compiling only the objects the series touches'
@@ -138,6 +138,8 @@ help:
 	@echo '  make stap [VARIANT= SCRIPT=]   compile benchmarks/stap/*.stp for the guest kernel'
 	@echo '  make trace PROFILE= POLICY= SCRIPT= [WORKLOAD=]   a stap script live around a guest workload'
 	@echo '  make soak DURATION=<min> [VARIANT=debug]   the flip stress (flipstress) for that long'
+	@echo '  make stall-probe [STALL_REPEAT=3]   a static key flipped every 2 ms, per kernel and TCG mode'
+	@echo '  make code-size [CODE_SIZE="stock cow"]   bloat-o-meter between two built kernels'
 	@echo '  make clean       remove results, guest programs, initramfs images'
 	@echo '  make distclean   remove $(BUILD) (kernel trees and objects too)'
 
@@ -400,6 +402,16 @@ trace:
 # every 2 ms under write faults, per kernel and accelerator, tabulated.
 stall-probe:
 	@MAKE="$(MAKE)" scripts/flow/stall.sh
+
+# The generated code of two built kernels, function by function (the tree's
+# scripts/bloat-o-meter): make code-size [CODE_SIZE="stock cow"]. Where the
+# framework's instructions on the default path are.
+CODE_SIZE ?= stock cow
+code-size:
+	@set -- $(CODE_SIZE); test $$# = 2 || { echo 'usage: make code-size [CODE_SIZE="<variant> <variant>"]' >&2; exit 2; }; \
+	for v in $$1 $$2; do test -f $(BUILD)/obj-$$v/vmlinux || { echo "code-size: no $(BUILD)/obj-$$v/vmlinux (make kernel VARIANT=$$v)" >&2; exit 1; }; done; \
+	echo "# bloat-o-meter $(BUILD)/obj-$$1/vmlinux $(BUILD)/obj-$$2/vmlinux"; \
+	python3 $(KSRC)/scripts/bloat-o-meter $(BUILD)/obj-$$1/vmlinux $(BUILD)/obj-$$2/vmlinux
 
 # The flip stress for DURATION minutes (default 30) on VARIANT (default
 # debug) in the flip profile: make soak DURATION=30
