@@ -12,7 +12,8 @@
 #                  icount on one vCPU)
 #   STALL_REPEAT   boots per cell (3)
 #   STALL_SECONDS  seconds of flipping per boot (60)
-# Results: results/stall-<date>/ (a run directory per boot, report.md).
+# Results: results/stall-<date>/: a run directory per boot, report.md and
+# meta.env (make report RUN=results/stall-<date> puts the table in RESULTS.md).
 set -u
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -32,6 +33,21 @@ done
 # shellcheck disable=SC2046
 "$MAKE" --no-print-directory images MATRIX="$(for v in $variants; do printf '%s:keyflip ' "$v"; done)" || exit 1
 
+{
+	echo "run_id=$sid"
+	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "command=make stall-probe"
+	echo "project_commit=$(git rev-parse HEAD 2>/dev/null || echo none)"
+	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
+	echo "host_cpus=$(nproc)"
+	echo "repeat=$STALL_REPEAT"
+	echo "seconds=$STALL_SECONDS"
+	for v in $variants; do
+		echo "kernel_$v=$(kernel_release "$BUILD/obj-$v")"
+		echo "jump_label_$v=$(sed -n 's/^CONFIG_JUMP_LABEL=//p' "$BUILD/obj-$v/.config" | grep . || echo n)"
+	done
+	for e in $STALL_MATRIX; do echo "accel_${e#*:}=${e#*:}"; done | sort -u
+} >"$out/meta.env"
 {
 	echo "# Jump-label stall probe: $sid"
 	echo

@@ -6,7 +6,8 @@
 
 A RUNDIR is told apart by content: make test (judgement.jsonl, judge.txt or
 summary.txt), make bench (meta.env with report.md or raw.json: benchstat.py),
-make test-mutants (mutants.md or NAME.runs: mutants_report.py). Each run is a
+make test-mutants (mutants.md or NAME.runs: mutants_report.py), make
+stall-probe (meta.env saying so, report.md: scripts/flow/stall.sh). Each run is a
 section "## COMMAND: RUN-ID" whose first line is its provenance,
 
   Run: ID · date: ISO · kernel: RELEASE (VARIANTS)[, ...] · commit: C · accelerator: A[, ...] · command: COMMAND
@@ -28,7 +29,7 @@ import sys
 import tempfile
 
 POLICIES = ('exclusive', 'refcount', 'mapcount')
-COMMANDS = ('make test', 'make bench', 'make test-mutants')
+COMMANDS = ('make test', 'make bench', 'make test-mutants', 'make stall-probe')
 CELL = ('run', 'policy', 'program', 'case', 'suite', 'verdict')
 PROV_KEYS = ('run', 'date', 'kernel', 'commit', 'accelerator', 'command')
 DELIM = re.compile(r'^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?$')
@@ -260,8 +261,22 @@ def mutants_section(d):
                                              'Failing cells by program:'])
 
 
+def stall_section(d):
+    """make stall-probe (scripts/flow/stall.sh): its table, as report.md has it."""
+    env = read_env(os.path.join(d, 'meta.env'))
+    tabs = [t for _, t in tables_under(read(os.path.join(d, 'report.md')), r'# ')]
+    if not tabs:
+        raise BadInput('%s: a make stall-probe run without a table in report.md' % d)
+    run, L = provenance(d, env, 'make stall-probe', env.get('project_commit') or 'unknown')
+    jl = ', '.join('%s %s' % (k[11:], v) for k, v in sorted(env.items()) if k.startswith('jump_label_'))
+    L += ['A static key flipped every 2 ms for %s s under copy-on-write faults '
+          '(tests/guest/keyflip.c), %s boots per cell; %s; CONFIG_JUMP_LABEL: %s.' % (
+              env.get('seconds', '?'), env.get('repeat', '?'), env.get('qemu', '?'), jl or '?'), '']
+    return run, L + embed('Jump-label stall probe', tabs)
+
+
 SECTIONS = {'make test': test_section, 'make bench': bench_section,
-            'make test-mutants': mutants_section}
+            'make test-mutants': mutants_section, 'make stall-probe': stall_section}
 
 
 def kind(d):
@@ -270,6 +285,8 @@ def kind(d):
     has = lambda *names: any(os.path.exists(os.path.join(d, n)) for n in names)  # noqa: E731
     if has('mutants.md') or glob.glob(os.path.join(d, '*.runs')):
         return 'make test-mutants'
+    if read_env(os.path.join(d, 'meta.env')).get('command') == 'make stall-probe':
+        return 'make stall-probe'
     if has('meta.env') and has('report.md', 'raw.json', 'raw.csv'):
         return 'make bench'
     if has('judgement.jsonl', 'judge.txt', 'summary.txt'):
