@@ -196,7 +196,8 @@ def median_cmp(a, b):
 
 
 def within_median(m, limit):
-    """yes: the bootstrap interval of the median difference lies inside
+    """yes: the interval [lo, hi] of a difference (the bootstrap interval of
+    the median difference, or the interval across boots) lies inside
     +-limit %; NO: it lies wholly beyond; unresolved otherwise."""
     if not m:
         return "unresolved"
@@ -306,17 +307,6 @@ def delta_text(ra, rb, paired):
         return fmt_across(x), x["mark"]
     d, mark = fmt_d(welch([r["ns_per_op"] for r in ra], [r["ns_per_op"] for r in rb]))
     return d + " (one boot)", mark
-
-
-def within_across(x, limit):
-    """within 0.5%-style verdict on an across-boot interval."""
-    if not x:
-        return "unresolved"
-    if -limit <= x["lo"] and x["hi"] <= limit:
-        return "yes"
-    if x["lo"] > limit or x["hi"] < -limit:
-        return "NO"
-    return "unresolved"
 
 
 def fmt_across(x):
@@ -602,7 +592,7 @@ def report(run):
             x = across_boots(ba, bb)
             if x:
                 delta, p, mark, ok = fmt_across(x), "%.4f" % x["p"], x["mark"], \
-                    within_across(x, 0.5)
+                    within_median(x, 0.5)
             else:
                 w = welch(a, b)
                 md = median_diff(a, b)
