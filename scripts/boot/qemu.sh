@@ -11,7 +11,9 @@
 #                      instructions (-icount shift=0,sleep=off,align=off)
 #     --console F    the guest console (serial) appended to file F; "stdio":
 #                    on the terminal with the QEMU monitor (make shell)
-#     --timeout S    kill QEMU after S seconds (exit status 124 or 137)
+#     --timeout S    kill QEMU after S seconds (exit status 124), first
+#                    appending every vCPU's registers to the console log
+#                    (QMP, scripts/boot/qmp-registers.py)
 #     --out F        QEMU's own stdout and stderr to F (removed when empty)
 #     --print        print the QEMU command line instead of running it
 # QEMU-ARGS (memory, vCPUs, disks, ...) are appended as they are. Exit
@@ -55,8 +57,37 @@ if [ "$console" = stdio ]; then
 	exec qemu-system-x86_64 $accel_args "$@"
 fi
 if [ -n "$timeout" ]; then
+	# At the timeout, before killing QEMU, its monitor (QMP on a private
+	# socket) dumps every vCPU's registers into the console log: a hung
+	# guest then still says where its CPUs were. Exit status 124 then, as
+	# timeout(1) gives.
+	sock=$(mktemp -u "${TMPDIR:-/tmp}/cowqmp.XXXXXX")
+	flag=$sock.timedout
 	# shellcheck disable=SC2086
-	timeout -k 10 "$timeout" qemu-system-x86_64 $accel_args "$@" </dev/null >"$out" 2>&1
+	qemu-system-x86_64 $accel_args "$@" -qmp "unix:$sock,server=on,wait=off" </dev/null >"$out" 2>&1 &
+	qpid=$!
+	(
+		i=0
+		while [ "$i" -lt "$timeout" ]; do
+			sleep 1
+			kill -0 "$qpid" 2>/dev/null || exit 0
+			i=$((i + 1))
+		done
+		: >"$flag"
+		timeout 30 python3 "$(dirname "$0")/qmp-registers.py" "$sock" >>"$console" 2>&1
+		kill -TERM "$qpid" 2>/dev/null
+		sleep 10
+		kill -KILL "$qpid" 2>/dev/null
+	) &
+	wpid=$!
+	wait "$qpid"
+	rc=$?
+	kill "$wpid" 2>/dev/null
+	wait "$wpid" 2>/dev/null
+	[ ! -f "$flag" ] || rc=124
+	rm -f "$sock" "$flag"
+	[ "$out" = /dev/null ] || [ -s "$out" ] || rm -f "$out"
+	exit $rc
 else
 	# shellcheck disable=SC2086
 	qemu-system-x86_64 $accel_args "$@" </dev/null >"$out" 2>&1

@@ -1,7 +1,8 @@
 #!/bin/sh
 # scripts/check/harness-failures.sh (make test-harness-failures): boot guests that
 # panic, hang and print a kernel WARNING, and show that each run FAILS with
-# a clear message and a kept log. Passes when all three are caught.
+# a clear message and a kept log (the hung one with every vCPU's registers,
+# dumped by qemu.sh at the timeout). Passes when all three are caught.
 set -u
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,11 +23,16 @@ for mode in panic hang warn; do
 	out=$(RUN_NAME=cow-base-$mode HARNESS_SELFTEST=$mode TIMEOUT=$t scripts/boot/run-qemu.sh cow base "$BUILD/obj-cow" 2>&1)
 	rc=$?
 	printf '%s\n' "$out" | sed 's/^/  | /'
-	if [ $rc != 0 ] && printf '%s\n' "$out" | grep '^FAILED: ' | grep -qF "$expect"; then
-		echo "ok - $mode: the run failed as it must ($expect), log kept: $RESULTS/$RUN_ID/cow-base-$mode.log"
+	log=$RESULTS/$RUN_ID/cow-base-$mode.log
+	# A hung run also says where its CPUs were: qemu.sh dumps every vCPU's
+	# registers into the log before it kills QEMU.
+	regs=yes
+	[ "$mode" != hang ] || grep -q '^# qemu-registers: RIP=' "$log" 2>/dev/null || regs=no
+	if [ $rc != 0 ] && [ $regs = yes ] && printf '%s\n' "$out" | grep '^FAILED: ' | grep -qF "$expect"; then
+		echo "ok - $mode: the run failed as it must ($expect$([ "$mode" = hang ] && echo ', vCPU registers in the log')), log kept: $log"
 		pass=$((pass + 1))
 	else
-		echo "not ok - $mode: the harness did not report the expected failure ($expect)"
+		echo "not ok - $mode: the harness did not report the expected failure ($expect$([ $regs = no ] && echo '; no vCPU registers in the log'))"
 		fail=$((fail + 1))
 	fi
 done

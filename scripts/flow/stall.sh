@@ -4,8 +4,12 @@
 # flipped every 2 ms under copy-on-write faults, tests/guest/keyflip.c) on
 # each kernel under each accelerator, STALL_REPEAT times, and tabulates:
 # completed, hung (the run's timeout), and what the log shows (an int3
-# trap, an RCU stall). The kernels are the harness's own variants, built as
-# configs/ say; the report records each one's CONFIG_JUMP_LABEL.
+# trap, an RCU stall) and where the stalled CPUs were: the RIPs of the
+# stall backtraces and of the vCPU registers qemu.sh dumps before killing a
+# hung run, checked against the kernel's jump-label patch sites
+# (scripts/report/jump_sites.py). The kernels are the harness's own
+# variants, built as configs/ say; the report records each one's
+# CONFIG_JUMP_LABEL.
 #
 #   STALL_MATRIX   "variant:accel ..." (default: stock and cow under
 #                  multi-threaded TCG, single-threaded TCG and, for cow,
@@ -59,25 +63,32 @@ done
 		echo "- kernel $v: $(kernel_release "$BUILD/obj-$v"), $(grep -E '^(# )?CONFIG_JUMP_LABEL[= ]' "$BUILD/obj-$v/.config" | head -n 1)"
 	done
 	echo
-	echo "| kernel | accelerator | key | completed | hung (timeout) | int3 in log | RCU stall in log | flips per second |"
-	echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+	echo "| kernel | accelerator | key | completed | hung (timeout) | int3 in log | RCU stall in log | hung at a jump-label site | flips per second |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 } >"$out/report.md"
 
 for e in $STALL_MATRIX; do
 	v=${e%%:*} a=${e#*:}
-	extra=""
-	[ "$a" = icount ] && extra="-smp 1"
-	done_n=0 hung=0 int3=0 rcu=0 rates="" key=""
+	extra="" lim=$limit
+	# icount: one vCPU, and guest time runs several times slower than the
+	# host's (about 5x here): a longer limit, or a slow boot reads as hung.
+	[ "$a" = icount ] && extra="-smp 1" lim=$((STALL_SECONDS * 8 + 180))
+	done_n=0 hung=0 int3=0 rcu=0 atsite=0 rates="" key=""
 	i=1
 	while [ "$i" -le "$STALL_REPEAT" ]; do
 		rid="$sid/$v-$a-$i"
 		ACCEL=$a QEMU_EXTRA=$extra EXTRA_CMDLINE="cowtest.keyflipsec=$STALL_SECONDS" \
 			"$MAKE" --no-print-directory run VARIANT="$v" PROFILE=keyflip RUN_ID="$rid" \
-			TIMEOUT="$limit" >"$out/$v-$a-$i.out" 2>&1
+			TIMEOUT="$lim" >"$out/$v-$a-$i.out" 2>&1
 		log="$RESULTS/$rid/$v-keyflip.log"
 		st=$(cat "$RESULTS/$rid/$v-keyflip.status" 2>/dev/null || echo "fail no status")
 		case $st in pass) done_n=$((done_n + 1)) ;; esac
-		case $st in *timeout*) hung=$((hung + 1)) ;; esac
+		case $st in *timeout*)
+			hung=$((hung + 1))
+			python3 scripts/report/jump_sites.py "$BUILD/obj-$v/vmlinux" "$log" >"$out/$v-$a-$i.sites" 2>&1
+			grep -q '^sites=[1-9]' "$out/$v-$a-$i.sites" && atsite=$((atsite + 1))
+			;;
+		esac
 		grep -qE 'int3|exc_int3' "$log" 2>/dev/null && int3=$((int3 + 1))
 		grep -qE 'rcu: INFO|self-detected stall|rcu_sched detected stalls' "$log" 2>/dev/null && rcu=$((rcu + 1))
 		r=$(sed -n 's/.*# RESULT key=\([a-z_]*\) .*rate_per_s=\([0-9]*\).*/\1 \2/p' "$RESULTS/$rid/$v-keyflip.tap" 2>/dev/null | head -n 1)
@@ -85,7 +96,13 @@ for e in $STALL_MATRIX; do
 		printf '[%s] stall-probe %s under %s, boot %d: %s\n' "$(date +%H:%M:%S)" "$v" "$a" "$i" "$st" | cut -c1-200
 		i=$((i + 1))
 	done
-	echo "| $v | $a | ${key:-?} | $done_n/$STALL_REPEAT | $hung/$STALL_REPEAT | $int3 | $rcu | ${rates:- -} |" >>"$out/report.md"
+	echo "| $v | $a | ${key:-?} | $done_n/$STALL_REPEAT | $hung/$STALL_REPEAT | $int3 | $rcu | $atsite/$hung | ${rates:- -} |" >>"$out/report.md"
 done
+{
+	echo
+	echo "*hung at a jump-label site*: of the hung boots, those where a stalled CPU's RIP"
+	echo "(stall backtraces, or the vCPU registers dumped at the timeout) is a patch"
+	echo "site of the kernel's __jump_table; <variant>-<accel>-<n>.sites lists them."
+} >>"$out/report.md"
 echo
 cat "$out/report.md"

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""scripts/report/jump_sites.py VMLINUX LOG...: where did the stalled CPUs stop?
+
+For every "RIP: 0010:SYMBOL+0xOFF/0xLEN" line of the console LOGs (the RCU
+stall and NMI backtraces of a hung guest) and every "RIP=ADDRESS" of the
+vCPU registers scripts/boot/qemu.sh dumps when it kills a hung run (lines
+"# qemu-registers: "), the address, and whether it is
+a jump-label patch site of VMLINUX: the code address of an entry of its
+__jump_table (x86 relative entries: s32 code, s32 target, long key; code
+relative to the entry). A CPU that keeps coming back to a patch site
+whose text no longer holds an int3 is what a stale translated block of
+QEMU's multi-threaded TCG looks like (scripts/flow/stall.sh).
+
+Prints one line per distinct RIP:
+  RIP SYMBOL+0xOFF ADDRESS site|not-a-site COUNT
+and a last line "sites=N rips=M". jump_sites.py --list VMLINUX prints the
+patch sites' addresses instead. Exit 1 on bad input.
+"""
+import re
+import struct
+import subprocess
+import sys
+
+
+def die(msg):
+    sys.exit("jump_sites: " + msg)
+
+
+def symbols(vmlinux):
+    """({name: address}, sorted [(address, name)] of the text symbols)."""
+    out = subprocess.run(["nm", vmlinux], capture_output=True, text=True)
+    if out.returncode:
+        die("nm %s failed: %s" % (vmlinux, out.stderr.strip()))
+    syms, text = {}, []
+    for line in out.stdout.splitlines():
+        f = line.split()
+        if len(f) == 3:
+            syms.setdefault(f[2], int(f[0], 16))
+            if f[1] in "tT":
+                text.append((int(f[0], 16), f[2]))
+    return syms, sorted(text)
+
+
+def symbolize(text, addr):
+    """(name, offset) of the text symbol at or below addr, or (None, 0)."""
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if text[mid][0] <= addr:
+            lo = mid + 1
+        else:
+            hi = mid
+    return (text[lo - 1][1], addr - text[lo - 1][0]) if lo else (None, 0)
+
+
+def sections(vmlinux):
+    out = subprocess.run(["readelf", "-S", "-W", vmlinux], capture_output=True, text=True)
+    if out.returncode:
+        die("readelf %s failed: %s" % (vmlinux, out.stderr.strip()))
+    secs = []
+    for m in re.finditer(r"\]\s+(\S+)\s+\S+\s+([0-9a-f]{16})\s+([0-9a-f]+)\s+([0-9a-f]+)", out.stdout):
+        secs.append((int(m.group(2), 16), int(m.group(3), 16), int(m.group(4), 16)))
+    return secs
+
+
+def jump_sites(vmlinux, syms):
+    start, stop = syms.get("__start___jump_table"), syms.get("__stop___jump_table")
+    if start is None or stop is None:
+        die("%s has no __jump_table (CONFIG_JUMP_LABEL off?)" % vmlinux)
+    for addr, off, size in sections(vmlinux):
+        if addr and addr <= start and stop <= addr + size:
+            with open(vmlinux, "rb") as f:
+                f.seek(off + start - addr)
+                data = f.read(stop - start)
+            break
+    else:
+        die("no section of %s holds the __jump_table" % vmlinux)
+    sites = set()
+    for i in range(0, len(data) - 15, 16):
+        code, _target, _key = struct.unpack_from("<iiq", data, i)
+        sites.add(start + i + code)
+    return sites
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--list":
+        syms, _ = symbols(sys.argv[2])
+        for a in sorted(jump_sites(sys.argv[2], syms)):
+            print("%x" % a)
+        return
+    if len(sys.argv) < 3:
+        die("usage: jump_sites.py VMLINUX LOG... | --list VMLINUX")
+    vmlinux = sys.argv[1]
+    syms, text_syms = symbols(vmlinux)
+    sites = jump_sites(vmlinux, syms)
+    rips = {}
+    for log in sys.argv[2:]:
+        try:
+            text = open(log, errors="replace").read()
+        except OSError as e:
+            die("%s: %s" % (log, e.strerror))
+        for m in re.finditer(r"RIP: 0010:([A-Za-z0-9_.]+)\+0x([0-9a-f]+)/0x[0-9a-f]+", text):
+            key = (m.group(1), int(m.group(2), 16))
+            rips[key] = rips.get(key, 0) + 1
+        for m in re.finditer(r"# qemu-registers: RIP=([0-9a-f]{16})", text):
+            name, off = symbolize(text_syms, int(m.group(1), 16))
+            key = (name or m.group(1), off)
+            rips[key] = rips.get(key, 0) + 1
+    n_site = 0
+    for (sym, off), count in sorted(rips.items()):
+        base = syms.get(sym)
+        addr = base + off if base is not None else None
+        site = addr in sites
+        n_site += site
+        print("RIP %s+0x%x %s %s %d" % (sym, off, "%x" % addr if addr else "?",
+                                         "site" if site else "not-a-site", count))
+    print("sites=%d rips=%d" % (n_site, len(rips)))
+
+
+if __name__ == "__main__":
+    main()
