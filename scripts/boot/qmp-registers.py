@@ -6,6 +6,7 @@ to the console log of a run it is about to kill for its timeout, so that a
 hung guest still says where its CPUs were (scripts/report/jump_sites.py
 reads the RIP= fields). Exit 1 with one line when QEMU does not answer."""
 import json
+import re
 import socket
 import sys
 
@@ -36,8 +37,20 @@ def main():
         print("# qemu-registers: %s" % r["error"].get("desc", r["error"]))
         return 1
     print("# qemu-registers: vCPU registers when the run timed out (info registers -a)")
-    for line in r["return"].splitlines():
+    regs = r["return"]
+    for line in regs.splitlines():
         print("# qemu-registers: " + line)
+    # The top of each CPU's stack: a CPU caught at an exception entry has
+    # the hardware frame there (the interrupted RIP first), which says
+    # where an int3 it keeps taking came from.
+    for cpu, rsp in re.findall(r"CPU#(\d+)[^#]*?RSP=([0-9a-f]{16})", regs, re.S):
+        try:
+            call("human-monitor-command", **{"command-line": "cpu %s" % cpu})
+            x = call("human-monitor-command", **{"command-line": "x /5gx 0x%s" % rsp})
+        except (OSError, ValueError):
+            break
+        for line in x.get("return", "").splitlines():
+            print("# qemu-registers: CPU#%s stack %s" % (cpu, line.strip()))
     return 0
 
 

@@ -9,7 +9,10 @@ a jump-label patch site of VMLINUX: the code address of an entry of its
 __jump_table (x86 relative entries: s32 code, s32 target, long key; code
 relative to the entry). A CPU that keeps coming back to a patch site
 whose text no longer holds an int3 is what a stale translated block of
-QEMU's multi-threaded TCG looks like (scripts/flow/stall.sh).
+QEMU's multi-threaded TCG looks like (scripts/flow/stall.sh). A CPU found
+at the int3 entry (asm_exc_int3, nothing pushed yet) also names the place
+the int3 was taken at, from the word on top of its stack (qemu.sh dumps
+it): "int3-from:SYMBOL+0xOFF".
 
 Prints one line per distinct RIP:
   RIP SYMBOL+0xOFF ADDRESS site|not-a-site COUNT
@@ -93,7 +96,7 @@ def main():
     vmlinux = sys.argv[1]
     syms, text_syms = symbols(vmlinux)
     sites = jump_sites(vmlinux, syms)
-    rips = {}
+    rips, int3_from = {}, {}
     for log in sys.argv[2:]:
         try:
             text = open(log, errors="replace").read()
@@ -102,14 +105,31 @@ def main():
         for m in re.finditer(r"RIP: 0010:([A-Za-z0-9_.]+)\+0x([0-9a-f]+)/0x[0-9a-f]+", text):
             key = (m.group(1), int(m.group(2), 16))
             rips[key] = rips.get(key, 0) + 1
-        for m in re.finditer(r"# qemu-registers: RIP=([0-9a-f]{16})", text):
-            name, off = symbolize(text_syms, int(m.group(1), 16))
-            key = (name or m.group(1), off)
-            rips[key] = rips.get(key, 0) + 1
+        cpu, cpu_rip, stack0 = None, {}, {}
+        for m in re.finditer(r"# qemu-registers: (?:CPU#(\d+)\s*$|RIP=([0-9a-f]{16})"
+                             r"|CPU#(\d+) stack [0-9a-f]+: 0x([0-9a-f]{16}))", text, re.M):
+            if m.group(1):
+                cpu = m.group(1)
+            elif m.group(2):
+                name, off = symbolize(text_syms, int(m.group(2), 16))
+                key = (name or m.group(2), off)
+                rips[key] = rips.get(key, 0) + 1
+                cpu_rip[cpu] = (name, off)
+            elif m.group(3) not in stack0:
+                stack0[m.group(3)] = int(m.group(4), 16)
+        # A CPU at the int3 entry, before it pushed anything: the word on
+        # top of its stack is the RIP after the int3 it took.
+        for c, (name, off) in sorted(cpu_rip.items(), key=lambda x: str(x[0])):
+            if name == "asm_exc_int3" and off < 16 and c in stack0:
+                at = stack0[c] - 1
+                n, o = symbolize(text_syms, at)
+                key = ("int3-from:%s" % (n or "?"), o)
+                rips[key] = rips.get(key, 0) + 1
+                int3_from[key] = at
     n_site = 0
     for (sym, off), count in sorted(rips.items()):
         base = syms.get(sym)
-        addr = base + off if base is not None else None
+        addr = int3_from.get((sym, off), base + off if base is not None else None)
         site = addr in sites
         n_site += site
         print("RIP %s+0x%x %s %s %d" % (sym, off, "%x" % addr if addr else "?",
