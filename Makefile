@@ -111,7 +111,7 @@ endif
 
 .PHONY: help deps tree export kernel driver guest initramfs images run test test-graph check \
 	check-series check-series-quick test-mutants shell soak bench bench-report bench-compare \
-	bench-repeatability test-harness-failures test-bad-input stap trace report manifest fanout judge compare-runs critical-path stall-probe code-size print-build-targets clean distclean
+	bench-repeatability test-harness-failures test-bad-input stap trace report manifest fanout judge compare-runs critical-path stall-probe stall-report code-size print-build-targets clean distclean
 
 help:
 	@echo 'cow-policy targets:'
@@ -402,6 +402,11 @@ trace:
 # every 2 ms under write faults, per kernel and accelerator, tabulated.
 stall-probe:
 	@MAKE="$(MAKE)" scripts/flow/stall.sh
+
+# Re-render a stall-probe run's report.md from its boots: make stall-report RUN=<dir>
+stall-report:
+	@test -n "$(RUN)" || { echo 'usage: make stall-report RUN=<results/stall-... dir>' >&2; exit 1; }
+	@BUILD="$(BUILD)" python3 scripts/report/stall_report.py $(RUN)
 
 # The generated code of two built kernels, function by function (the tree's
 # scripts/bloat-o-meter): make code-size [CODE_SIZE="stock cow"]. Where the

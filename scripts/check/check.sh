@@ -562,6 +562,20 @@ else
 	skip "jump_sites on obj-cow" "no $vml built with CONFIG_JUMP_LABEL=y (make kernel)"
 fi
 
+# 23. scripts/report/stall_report.py renders the canned stall-probe run of
+# tests/host/stall-run (in a copy: it writes report.md): a hung cell at a
+# jump-label site, a completed one with its key and flip rate; and refuses
+# a directory that is not a stall-probe run.
+sr=$(mktemp -d)
+cp -r tests/host/stall-run/. "$sr/"
+if python3 scripts/report/stall_report.py "$sr" >/dev/null 2>&1 &&
+	grep -q -x -F '| stock | tcg | tracepoint | 0/1 | 1/1 | 0 | 0 | 1/1 | exc_page_fault+0x50 | - |' "$sr/report.md" &&
+	grep -q -x -F '| stock | tcg-single | tracepoint | 1/1 | 0/1 | 0 | 0 | 0/0 | - | 7 |' "$sr/report.md" &&
+	! python3 scripts/report/stall_report.py tests/host/results-md/20260102-030405 >/dev/null 2>&1; then
+	ok "stall_report: a canned stall-probe run, hung at a jump-label site and completed; a test run refused"
+else notok "stall_report on tests/host/stall-run" "$(tail -n 3 "$sr/report.md" 2>/dev/null)"; fi
+rm -rf "$sr"
+
 echo "$pass passed, $fail failed, $skip skipped"
 if [ $fail = 0 ]; then
 	stage "check" "ok ($pass passed, $skip skipped)" "$start"
