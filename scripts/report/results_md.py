@@ -267,6 +267,9 @@ def stall_section(d):
     tabs = [t for _, t in tables_under(read(os.path.join(d, 'report.md')), r'# ')]
     if not tabs:
         raise BadInput('%s: a make stall-probe run without a table in report.md' % d)
+    if env.get('matrix'):  # the accelerators of the cells that ran
+        ran = {e.split(':', 1)[-1] for e in env['matrix'].split()}
+        env = {k: v for k, v in env.items() if not k.startswith('accel_') or v in ran}
     run, L = provenance(d, env, 'make stall-probe', env.get('project_commit') or 'unknown')
     jl = ', '.join('%s %s' % (k[11:], v) for k, v in sorted(env.items()) if k.startswith('jump_label_'))
     L += ['A static key flipped every 2 ms for %s s under copy-on-write faults '
