@@ -775,7 +775,8 @@ def spread_report(run):
         sp = spread(bm)
         kind = "fault" if k[2] in FAULT_BENCHES else "fork"
         if len(bm) > 1:
-            worst[(k[0], kind)] = max(worst.get((k[0], kind), (0, None)), (sp, k))
+            if (k[0], kind) not in worst or sp > worst[(k[0], kind)][0]:
+                worst[(k[0], kind)] = (sp, k)
         L.append("%-6s %-18s %-16s %5d %8.3f%%  %s" % (
             k[0], col_label(k[1], k[4]), "%s-%dK" % (k[2], k[3]), len(bm), sp,
             " ".join(fmt(v) for v in bm.values())))
