@@ -32,6 +32,8 @@
  *   gupfp-S    a thread keeps FOLL_GET references (cowpin) on the region in
  *              flight while the main thread does clear_refs 4 + write every
  *              page; op = page, copies are the false-positive COWs
+ *   flip-0     write /proc/sys/vm/cow_policy, changing the policy and back;
+ *              op = write (skipped without the sysctl)
  *
  * Sizes: the fork benchmarks run at every size of -S, the page benchmarks at
  * -f KiB (THP ones rounded up to whole 2 MiB THPs).
@@ -533,6 +535,43 @@ static const char *b_gupfp(const struct bench *b, size_t size, int reps,
 	return NULL;
 }
 
+/*
+ * One op: one write of /proc/sys/vm/cow_policy that changes the policy, to
+ * "exclusive" and back (or, under "exclusive", to "mapcount" and back: never
+ * to "refcount", whose read-only pins would outlive the benchmark, see
+ * cow_policy_pins_exclusive()). Each write takes or drops the slow path's
+ * reference (the static key): what a policy change costs the writer.
+ */
+static const char *b_flip(const struct bench *b, size_t size, int reps,
+			  uint64_t *ns, unsigned long *ops, struct acc *acc)
+{
+	char cur[32] = "", *nl;
+	const char *other;
+	int fd = open("/proc/sys/vm/cow_policy", O_RDWR);
+
+	(void)b;
+	(void)size;
+	if (fd < 0)
+		return "no /proc/sys/vm/cow_policy";
+	if (pread(fd, cur, sizeof(cur) - 1, 0) <= 0)
+		die("read /proc/sys/vm/cow_policy");
+	nl = strchr(cur, '\n');
+	if (nl)
+		*nl = 0;
+	other = strcmp(cur, "exclusive") ? "exclusive" : "mapcount";
+	for (int i = 0; i < reps; i++) {
+		const char *to = (i & 1) ? cur : other;
+		ssize_t len = (ssize_t)strlen(to);
+
+		SECTION(if (pwrite(fd, to, len, 0) != len)
+				die("write /proc/sys/vm/cow_policy"), 1);
+	}
+	if (reps & 1 && pwrite(fd, cur, strlen(cur), 0) != (ssize_t)strlen(cur))
+		die("write /proc/sys/vm/cow_policy");
+	close(fd);
+	return NULL;
+}
+
 static const struct bench benches[] = {
 	{ "fork", b_fork, 0, "fork" },
 	{ "forkthp", b_fork, 1, "fork" },
@@ -546,6 +585,7 @@ static const struct bench benches[] = {
 	{ "ksm", b_ksm, 0, "page" },
 	{ "swapin", b_swapin, 0, "page" },
 	{ "gupfp", b_gupfp, 0, "page" },
+	{ "flip", b_flip, 0, "write" },
 };
 #define NBENCH (int)(sizeof(benches) / sizeof(benches[0]))
 
@@ -616,6 +656,8 @@ static int reps_for(const struct bench *b, size_t size)
 
 	if (b->fn == b_ksm)	/* waiting for ksmd to merge is slow */
 		return 1;
+	if (b->fn == b_flip)	/* an even number: ends at the round's policy */
+		return 16;
 	if (!strcmp(b->unit, "fork")) {
 		r = min_ops / 256;
 		return r < 2 ? 2 : r;
@@ -701,6 +743,9 @@ int main(int argc, char **argv)
 
 				for (int si = 0; si < (fork_like ? nsz : 1); si++) {
 					size_t size = (fork_like ? strtoul(szs[si], NULL, 0) : fault_kib) << 10;
+
+					if (b->fn == b_flip)	/* no region */
+						size = 0;
 					uint64_t ns = 0;
 					unsigned long ops = 0;
 					struct acc acc = { 0 };
