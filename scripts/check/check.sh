@@ -195,6 +195,23 @@ if [ -d "$KSRC/tools/testing/selftests/vm" ]; then
 else
 	skip "fixes of tests/vm-selftests" "no tree at $KSRC (make tree)"
 fi
+# Every benchmark variant (benchmarks/variants/) applies to the series and
+# is checkpatch --strict clean, and its .conf names the variant it changes.
+if [ -d "$KSRC/mm" ]; then
+	bv_bad=""
+	for p in benchmarks/variants/*.patch; do
+		[ -f "$p" ] || continue
+		patch -s -p1 -N --dry-run -d "$KSRC" <"$p" >/dev/null 2>&1 || bv_bad="$bv_bad $(basename "$p") (does not apply)"
+		(cd "$KSRC" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict -q --no-summary --no-tree --no-signoff "$top/$p") >/dev/null 2>&1 ||
+			bv_bad="$bv_bad $(basename "$p") (checkpatch --strict)"
+		grep -Eq '^VARIANT_CONFIG=(cow|nocow|debug)$' "${p%.patch}.conf" 2>/dev/null ||
+			bv_bad="$bv_bad $(basename "${p%.patch}.conf") (no VARIANT_CONFIG)"
+	done
+	if [ -z "$bv_bad" ]; then ok "every benchmark variant applies to the series, checkpatch --strict clean"
+	else notok "benchmark variants" "$bv_bad"; fi
+else
+	skip "benchmark variants" "no tree at $KSRC (make tree)"
+fi
 
 # 12. a run that dies before it starts still counts as a failed run.
 rc_counts=$(mktemp)
@@ -394,6 +411,34 @@ assert b.across_boots({1: 100}, {1: 101, 2: 102}) is None
 ' 2>&1); then ok "benchstat: textbook values from scipy.stats (Welch, t, the median's ranks, permutation and paired tests over boots)"
 else notok "benchstat: textbook values from scipy.stats" "$(echo "$out" | tail -n 1)"; fi
 
+# 16b. make bench-compare: two made-up runs of 3 boots whose flip cell is 1%
+# slower in every boot of B: the across-boot column says so (exact, the
+# permutation test's p 2/20), B keeps compare-<A>.txt, and results_md
+# embeds it in B's section.
+bc=$(mktemp -d)
+if out=$("${SCIPY_PYTHON:-/usr/bin/python3}" - "$bc" <<'PYEOF' 2>&1
+import json, os, subprocess, sys
+d = sys.argv[1]
+for name, ns in (("bench-a", 1000), ("bench-b", 1010)):
+    os.makedirs(os.path.join(d, name))
+    rows = [{"mode": "det", "variant": "cow", "bench": "flip", "size_kib": 0, "policy": "exclusive",
+             "warm": 0, "boot": boot, "round": rnd, "ns_per_op": ns, "unit": "write"}
+            for boot in (1, 2, 3) for rnd in (1, 2)]
+    with open(os.path.join(d, name, "raw.json"), "w") as f:
+        json.dump({"meta": {}, "rows": rows}, f)
+out = subprocess.run([sys.executable, "scripts/report/benchstat.py", "compare",
+                      os.path.join(d, "bench-a"), os.path.join(d, "bench-b")],
+                     capture_output=True, text=True)
+assert out.returncode == 0, out.stderr
+line = [l for l in out.stdout.splitlines() if "flip-0K" in l]
+assert line and "+1.00% (same in all 3+3 boots) p=0.1000" in line[0], out.stdout
+kept = open(os.path.join(d, "bench-b", "compare-bench-a.txt")).read()
+assert kept == out.stdout, "compare-bench-a.txt is not what was printed"
+PYEOF
+); then ok "bench-compare: Δ across boots (exact, permutation p), kept in B as compare-<A>.txt"
+else notok "bench-compare" "$(echo "$out" | tail -n 1)"; fi
+rm -rf "$bc"
+
 # 17. scripts/report/results_md.py, the generator of RESULTS.md, on the canned
 # runs of tests/host/results-md: check accepts what write renders (over an
 # older file), and rejects each of three breakages of it; write on a missing
@@ -409,8 +454,9 @@ if rmd write "$rm_/R.md" "$rmc/20260102-030405" "$rmc/20251231-235959" \
 	rmd check "$rm_/R.md" >"$tmp" 2>&1 && grep -q ': 5 sections, runs: 20260102-030405 ' "$tmp" &&
 	grep -q -x -F 'Run: stall-20260102-060708 · date: 2026-01-02T06:07:08Z · kernel: 6.1.0+ (cow stock) · commit: 0123456789abcdef0123456789abcdef01234567 · accelerator: tcg, tcg-single · command: make stall-probe' "$rm_/R.md" &&
 	grep -q -x -F 'Run: 20251231-235959 · date: 2025-12-31T23:59:59 · kernel: 6.1.0+ (stock) · commit: unknown (run predates meta.env) · accelerator: tcg · command: make test' "$rm_/R.md" &&
-	grep -q -x -F '**QUICK smoke run: not a measurement.**' "$rm_/R.md"; then
-	ok "results_md: check accepts what write renders from a test, an old test, a bench, a mutants and a stall-probe run"
+	grep -q -x -F '**QUICK smoke run: not a measurement.**' "$rm_/R.md" &&
+	grep -q -x -F '### Against bench-20260101-000000-0000000 (make bench-compare, compare-bench-20260101-000000-0000000.txt)' "$rm_/R.md"; then
+	ok "results_md: check accepts what write renders from a test, an old test, a bench (with a bench-compare), a mutants and a stall-probe run"
 else notok "results_md: write, then check" "$(tail -n 1 "$tmp")"; fi
 rmd_bad() { # WHAT WANT-OUTPUT AWK-PROGRAM: check rejects R.md broken by AWK-PROGRAM
 	awk "$3" "$rm_/R.md" >"$rm_/bad.md"

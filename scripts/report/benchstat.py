@@ -33,7 +33,7 @@ import sys
 FAULT_BENCHES = ("copy", "reuse", "softdirty", "wprt", "thpcopy", "thpreuse",
                  "ksm", "swapin", "gupfp")
 BENCH_ORDER = ("fork", "forkthp", "forkpin", "copy", "reuse", "softdirty",
-               "wprt", "thpcopy", "thpreuse", "ksm", "swapin", "gupfp")
+               "wprt", "thpcopy", "thpreuse", "ksm", "swapin", "gupfp", "flip")
 BENCH_DESC = {
     "fork": "fork + child _exit + wait, 4 KiB pages touched (per fork)",
     "forkthp": "fork + child _exit + wait, PMD-mapped THPs (per fork)",
@@ -54,6 +54,8 @@ BENCH_DESC = {
     "swapin": "swap-in write: MADV_PAGEOUT, write every page (per page)",
     "gupfp": "false-positive COW: FOLL_GET references in flight (cowpin), "
              "clear_refs 4, write every page (per page)",
+    "flip": "policy change: one write of vm.cow_policy that changes the "
+            "policy, taking or dropping the static key (per write)",
 }
 POLICY_ORDER = ("exclusive", "refcount", "mapcount")
 COPY_COUNTERS = ("cow_copy_mapcount", "cow_copy_refcount", "cow_copy_ksm",
@@ -519,7 +521,7 @@ def report(run):
     P("| metadata | value |")
     P("| --- | --- |")
     for k in ("date", "project_commit", "series_hash", "qemu", "host_cpu",
-              "host_cpus", "host_kernel", "profile", "rounds", "warmup", "seed",
+              "host_cpus", "host_kernel", "profile", "kconfig", "rounds", "warmup", "seed",
               "boots_det", "boots_wall",
               "sizes_kib", "fsize_kib", "minops", "benches", "elapsed_s"):
         P("| %s | %s |" % (k, meta.get(k, "")))
@@ -756,7 +758,8 @@ def compare(a, b, only_det=False, benches=None, boot=None):
         xa = [r["ns_per_op"] for r in ca[k]]
         xb = [r["ns_per_op"] for r in cb[k]]
         ma, mb = stats(xa)["median"], stats(xb)["median"]
-        out.append((k, ma, mb, (mb - ma) / ma * 100 if ma else 0, welch(xa, xb)))
+        out.append((k, ma, mb, (mb - ma) / ma * 100 if ma else 0, welch(xa, xb),
+                    None if boot else across_boots(boot_medians(ca[k]), boot_medians(cb[k]))))
     return out
 
 
@@ -804,18 +807,29 @@ def main():
         rows = compare(a, b, only_det=rep, benches=None, boot=1 if rep else None)
         if not rows:
             sys.exit("benchstat: no cells in common between %s and %s" % (a, b))
-        print("%s: A=%s B=%s" % ("repeatability (det mode)" if rep else "compare", a, b))
-        print("%-6s %-18s %-16s %12s %12s %10s %s" % ("mode", "kernel/policy", "benchmark",
-                                                    "A median", "B median", "Δ median",
-                                                    "Δ mean (Welch)"))
+        out = []  # to stdout and, compare, to a file in B
+        out.append("%s: A=%s B=%s" % ("repeatability (det mode)" if rep else "compare", a, b))
+        # Across boots (boot medians: bootstrap interval, permutation
+        # test) where both runs booted each kernel twice or more; the Welch
+        # column pools the samples of all boots and cannot hold the
+        # variation between boots.
+        out.append("%-6s %-18s %-16s %12s %12s %10s %-44s %s" % ("mode", "kernel/policy", "benchmark",
+                                                          "A median", "B median", "Δ median",
+                                                          "Δ across boots [95%] p", "Δ mean (Welch)"))
         worst = 0.0
-        for k, ma, mb, dm, w in rows:
+        for k, ma, mb, dm, w, x in rows:
             if rep and k[2] in FAULT_BENCHES:
                 worst = max(worst, abs(dm))
             d, mark = fmt_d(w)
-            print("%-6s %-18s %-16s %12s %12s %+9.3f%% %s %s" % (
+            xb = "%s p=%.4f %s" % (fmt_across(x), x["p"], x["mark"]) if x else "(one boot)"
+            out.append("%-6s %-18s %-16s %12s %12s %+9.3f%% %-44s %s %s" % (
                 k[0], col_label(k[1], k[4]), "%s-%dK" % (k[2], k[3]), fmt(ma), fmt(mb),
-                dm, d, mark))
+                dm, xb, d, mark))
+        if not rep:
+            # B keeps the comparison, for make report (RESULTS.md).
+            with open(os.path.join(b, "compare-%s.txt" % os.path.basename(a.rstrip("/"))), "w") as f:
+                f.write("\n".join(out) + "\n")
+        print("\n".join(out))
         if rep:
             ok = worst <= 0.1
             print("repeatability: largest |Δ median| over the fault benchmarks "

@@ -230,15 +230,20 @@ def bench_section(d):
                        '(make bench-report RUN=%s)' % (d, d))
     run, L = provenance(d, env, 'make bench', env.get('project_commit') or 'unknown (not in meta.env)')
     L += ['**QUICK smoke run: not a measurement.**', ''] if env.get('quick') == '1' else []
-    how = ', '.join('%s %s' % (k, env[k]) for k in ('rounds', 'warmup', 'sizes_kib', 'seed', 'boots_det', 'boots_wall', 'qemu',
-                                                      'host_cpu', 'host_cpus') if env.get(k))
+    how = ', '.join('%s %s' % (k, env[k]) for k in ('kconfig', 'rounds', 'warmup', 'sizes_kib', 'seed', 'boots_det', 'boots_wall',
+                                                      'qemu', 'host_cpu', 'host_cpus') if env.get(k))
     L += ['Produced by `%s`%s.' % (env.get('command', 'make bench'), how and ': ' + how), '']
     over = [t for _, t in tables_under(report, r'## Framework overhead')]
     L += embed('Framework overhead: cow kernel (exclusive) against unpatched 6.1', over) or [
         'No overhead table: the run has no unpatched (stock) kernel to compare with.', '']
     L += embed('False-positive COW under concurrent GUP',
                [t for _, t in tables_under(report, r'## False-positive')])
-    return run, L + (['### Summary', ''] + summary_tables(d, summary) if summary else [])
+    L += ['### Summary', ''] + summary_tables(d, summary) if summary else []
+    # make bench-compare A=<run> B=<this run> leaves compare-<A>.txt here.
+    for f in sorted(glob.glob(os.path.join(d, 'compare-*.txt'))):
+        L += ['### Against %s (make bench-compare, %s)' % (os.path.basename(f)[8:-4], os.path.basename(f)), '',
+              '```'] + read(f).rstrip('\n').splitlines() + ['```', '']
+    return run, L
 
 
 def mutants_section(d):
