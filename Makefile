@@ -62,21 +62,35 @@ export SCIPY_PYTHON
 CHECKPATCH_IGNORE ?= UNKNOWN_COMMIT_ID,EMBEDDED_FILENAME
 
 # ---- kernel variants: config fragments, source tree, object dir -----------
-FRAGMENTS_stock = configs/lean.config
-FRAGMENTS_cow   = configs/lean.config configs/cow.config
-FRAGMENTS_nocow = configs/lean.config configs/nocow.config
-FRAGMENTS_debug = configs/lean.config configs/cow.config configs/debug.config
-STOCK_TREE = $(BUILD)/linux-stock
+# Every variant's configuration: KCONFIG_BASE (tinyconfig, or a config file
+# whose modules scripts/build/kconfig.sh turns off), then FRAGMENTS_BASE,
+# then the variant's own fragments. make bench-distro sets the first two to
+# Debian's configuration and configs/distro.config.
+KCONFIG_BASE   ?= tinyconfig
+FRAGMENTS_BASE ?= configs/lean.config
+FRAGMENTS_stock = $(FRAGMENTS_BASE)
+FRAGMENTS_cow   = $(FRAGMENTS_BASE) configs/cow.config
+FRAGMENTS_nocow = $(FRAGMENTS_BASE) configs/nocow.config
+FRAGMENTS_debug = $(FRAGMENTS_BASE) configs/cow.config configs/debug.config
+STOCK_TREE ?= $(BUILD)/linux-stock
 # Mutants (tests/mutants/<name>.patch, make test-mutants) are variants too:
 # the series plus the mutant patch, in a worktree and object dir of their
 # own named as the main build's are (ccache then hits its objects).
+# Benchmark variants (benchmarks/variants/<name>.patch, make bench
+# BENCH_COW=<name>) are built the same way: the series with one mechanism
+# done another way, measured in the cow kernel's place.
 MUTANTS_ALL := $(patsubst tests/mutants/%.patch,%,$(wildcard tests/mutants/*.patch))
+ALTS_ALL    := $(patsubst benchmarks/variants/%.patch,%,$(wildcard benchmarks/variants/*.patch))
+PATCHED_ALL  = $(MUTANTS_ALL) $(ALTS_ALL)
 $(foreach m,$(MUTANTS_ALL),$(eval MUTANT_CONFIG_$(m) := $(shell sed -n 's/^MUTANT_CONFIG=//p' tests/mutants/$(m).conf 2>/dev/null | tr -d "'\"")))
+$(foreach a,$(ALTS_ALL),$(eval MUTANT_CONFIG_$(a) := $(shell sed -n 's/^VARIANT_CONFIG=//p' benchmarks/variants/$(a).conf 2>/dev/null | tr -d "'\"")))
 mutant_config = $(MUTANT_CONFIG_$(1))
-$(foreach m,$(MUTANTS_ALL),$(eval FRAGMENTS_$(m) = $(FRAGMENTS_$(call mutant_config,$(m)))))
-tree_id = $(if $(filter stock,$(1)),$(STAMPS)/stock-tree.id,$(if $(filter $(MUTANTS_ALL),$(1)),$(BUILD)/mutants/$(1)/tree.id,$(STAMPS)/tree.id))
-tree_of = $(if $(filter stock,$(1)),$(STOCK_TREE),$(if $(filter $(MUTANTS_ALL),$(1)),$(BUILD)/mutants/$(1)/linux-source-6.1,$(KSRC)))
-obj_of = $(if $(filter $(MUTANTS_ALL),$(1)),$(BUILD)/mutants/$(1)/obj-$(call mutant_config,$(1)),$(BUILD)/obj-$(1))
+$(foreach m,$(PATCHED_ALL),$(eval FRAGMENTS_$(m) = $(FRAGMENTS_$(call mutant_config,$(m)))))
+patch_of = $(if $(filter $(ALTS_ALL),$(1)),benchmarks/variants,tests/mutants)/$(1).patch
+pdir_of  = $(BUILD)/$(if $(filter $(ALTS_ALL),$(1)),variants,mutants)/$(1)
+tree_id = $(if $(filter stock,$(1)),$(STAMPS)/stock-tree.id,$(if $(filter $(PATCHED_ALL),$(1)),$(call pdir_of,$(1))/tree.id,$(STAMPS)/tree.id))
+tree_of = $(if $(filter stock,$(1)),$(STOCK_TREE),$(if $(filter $(PATCHED_ALL),$(1)),$(call pdir_of,$(1))/linux-source-6.1,$(KSRC)))
+obj_of = $(if $(filter $(PATCHED_ALL),$(1)),$(call pdir_of,$(1))/obj-$(call mutant_config,$(1)),$(BUILD)/obj-$(1))
 TREE = $(call tree_of,$(VARIANT))
 OBJ  = $(call obj_of,$(VARIANT))
 PROFILES := $(sort $(patsubst qemu-profiles/%.profile,%,$(wildcard qemu-profiles/*.profile)))
@@ -90,14 +104,14 @@ RUN_ID := $(shell date +%Y%m%d-%H%M%S)
 endif
 RDIR = $(RESULTS)/$(RUN_ID)
 
-export BUILD RESULTS KSRC PATCHES VARIANT PROFILE POLICY TIMEOUT TEST_TIMEOUT \
+export BUILD RESULTS KSRC PATCHES VARIANT PROFILE POLICY TIMEOUT TEST_TIMEOUT KCONFIG_BASE FRAGMENTS_BASE \
 	HARNESS_SELFTEST TEST_VARIANTS TEST_MATRIX CHECKPATCH_IGNORE RUN_ID
 
 # ---- names given on the command line: checked once, before any work ------
 VALID_POLICIES = exclusive refcount mapcount
 ifneq ($(filter run shell initramfs images kernel driver stap trace,$(MAKECMDGOALS)),)
 ifeq ($(FRAGMENTS_$(VARIANT)),)
-$(error unknown VARIANT '$(VARIANT)'; valid: $(VARIANTS) (and the mutants: $(MUTANTS_ALL)))
+$(error unknown VARIANT '$(VARIANT)'; valid: $(VARIANTS) (the mutants: $(MUTANTS_ALL); benchmark variants: $(ALTS_ALL)))
 endif
 endif
 ifneq ($(filter run shell initramfs images trace,$(MAKECMDGOALS)),)
@@ -111,7 +125,7 @@ endif
 
 .PHONY: help deps tree export kernel driver guest initramfs images run test test-graph check \
 	check-series check-series-quick test-mutants shell soak bench bench-report bench-compare \
-	bench-repeatability test-harness-failures test-bad-input stap trace report manifest fanout judge compare-runs critical-path stall-probe stall-report code-size print-build-targets clean distclean
+	bench-repeatability bench-distro test-harness-failures test-bad-input stap trace report manifest fanout judge compare-runs critical-path stall-probe stall-report code-size print-build-targets clean distclean
 
 help:
 	@echo 'cow-policy targets:'
@@ -119,6 +133,7 @@ help:
 	@echo '  make bench [QUICK=1]   A/B COW microbenchmarks: policies x (cow, unpatched stock) -> results/bench-*/'
 	@echo '  make bench-report RUN=<dir>       re-render report.md, plots, summary from raw data'
 	@echo '  make bench-compare A=<dir> B=<dir>   every cell of run B against run A'
+	@echo '  make bench-distro [DISTRO_BOOTS=3]   make bench (det) on cow and stock built from Debian'"'"'s own 6.1 config'
 	@echo '  make bench-repeatability   spread of det figures across seeds (K boots), and seed 1 twice must agree within 0.1%'
 	@echo '  make check       fast host-side checks, no QEMU'
 	@echo '  make check-series  build every prefix of the series, COW_POLICY=y and =n'
@@ -182,17 +197,19 @@ $(STAMPS)/stock-tree.ran: $(wildcard $(KTAR)) | $(STAMPS)/tree.ran
 	@touch $@
 $(STAMPS)/stock-tree.id: $(STAMPS)/stock-tree.ran ;
 
-# A mutant's tree: branch cow-policy of the main tree plus its patch.
+# A mutant's (or benchmark variant's) tree: branch cow-policy of the main
+# tree plus its patch.
 define mutant_rules
-$(BUILD)/mutants/$(1)/tree.ran: $(STAMPS)/tree.id tests/mutants/$(1).patch
-	@$$(LIB) run_stage "mutant tree $(1)" scripts/build/mutant-tree.sh $(KSRC) $(BUILD)/mutants/$(1) $(CURDIR)/tests/mutants/$(1).patch
+$(call pdir_of,$(1))/tree.ran: $(STAMPS)/tree.id $(call patch_of,$(1))
+	@$$(LIB) run_stage "mutant tree $(1)" scripts/build/mutant-tree.sh $(KSRC) $(call pdir_of,$(1)) $(CURDIR)/$(call patch_of,$(1))
 	@touch $$@
-$(BUILD)/mutants/$(1)/tree.id: $(BUILD)/mutants/$(1)/tree.ran ;
+$(call pdir_of,$(1))/tree.id: $(call pdir_of,$(1))/tree.ran ;
 endef
-$(foreach m,$(MUTANTS_ALL),$(eval $(call mutant_rules,$(m))))
+$(foreach m,$(PATCHED_ALL),$(eval $(call mutant_rules,$(m))))
 
 define variant_rules
 $(call obj_of,$(1))/.kernel.ran: $(call tree_id,$(1)) $(FRAGMENTS_$(1)) configs/pending.txt \
+		$(filter-out tinyconfig,$(KCONFIG_BASE)) \
 		scripts/build/kconfig.sh scripts/build/kernel.sh | $(DEPS_RAN)
 	@$$(LIB) run_stage "kernel $(1)" sh -c 'scripts/build/kconfig.sh $(1) $(call tree_of,$(1)) $(call obj_of,$(1)) \
 		configs/pending.txt $(FRAGMENTS_$(1)) && scripts/build/kernel.sh $(1) $(call tree_of,$(1)) $(call obj_of,$(1))'
@@ -211,7 +228,7 @@ $(BUILD)/stap/$(1)/.stap.ran: $(call obj_of,$(1))/kernel.id benchmarks/stap/cow_
 	@touch $$@
 $(BUILD)/stap/$(1)/stap.id: $(BUILD)/stap/$(1)/.stap.ran ;
 endef
-$(foreach v,$(VARIANTS) $(MUTANTS_ALL),$(eval $(call variant_rules,$(v))))
+$(foreach v,$(VARIANTS) $(PATCHED_ALL),$(eval $(call variant_rules,$(v))))
 
 $(STAMPS)/guest.ran: $(GUEST_SRCS) $(GUEST_DIRS) scripts/build/guest.sh | $(DEPS_RAN)
 	@$(LIB) run_stage "guest programs" scripts/build/guest.sh
@@ -246,7 +263,7 @@ $(RDIR)/$(1)-$(2).status: $(BUILD)/initramfs/$(1)-$(2).img
 	@$$(LIB) [ -s $$@ ] || { record fail "run $(1)-$(2) (no result: the run did not start or died early)"; \
 		mkdir -p $(RDIR); echo "fail the run did not start or died early" >$$@; }
 endef
-$(foreach v,$(VARIANTS) $(MUTANTS_ALL),$(foreach p,$(PROFILES),$(eval $(call image_rules,$(v),$(p)))))
+$(foreach v,$(VARIANTS) $(PATCHED_ALL),$(foreach p,$(PROFILES),$(eval $(call image_rules,$(v),$(p)))))
 .PHONY: $(foreach v,$(VARIANTS),$(foreach p,$(PROFILES),$(RDIR)/$(v)-$(p).status)) $(RDIR)/bench-quick.status
 
 # make bench QUICK=1: one tiny deterministic round of every benchmark on the
@@ -268,6 +285,10 @@ print-build-targets:
 			driver_$(v)=$(BUILD)/driver/$(v)/driver.id) \
 		$(foreach v,$(filter $(STAP_VARIANTS),$(TEST_VARIANTS_ALL)),stap_$(v)=$(BUILD)/stap/$(v)/stap.id) \
 		$(foreach vp,$(TEST_MATRIX) cow:bench,initramfs_$(subst :,-,$(vp))=$(BUILD)/initramfs/$(subst :,-,$(vp)).img)
+
+# make print-obj-<variant>: that variant's object dir (scripts/flow/bench.sh).
+print-obj-%:
+	@echo '$(call obj_of,$*)'
 
 # make print-VAR: the value of a make variable (for scripts and checks).
 print-%:
@@ -377,6 +398,22 @@ bench-compare:
 
 bench-repeatability:
 	@MAKE="$(MAKE)" scripts/flow/bench-repeat.sh
+
+# Do the lean kernels' figures carry over to the configuration users run?
+# make bench-distro: the cow and stock kernels built from Debian's own
+# configuration of 6.1 (package linux-config-6.1; modules off, then
+# configs/distro.config) in $(DISTRO_BUILD), the same tree, then make bench
+# on them (det mode, DISTRO_BOOTS boots) -> results/bench-distro-*/. No
+# systemtap modules: without debug information there is nothing to probe.
+DISTRO_CONFIG ?= /usr/src/linux-config-6.1/config.amd64_none_amd64.xz
+DISTRO_BUILD  ?= $(BUILD)/distro
+DISTRO_BOOTS  ?= 3
+bench-distro: | $(DEPS_RAN)
+	@scripts/build/deps.sh linux-config-6.1
+	@$(MAKE) --no-print-directory bench BUILD=$(DISTRO_BUILD) KSRC=$(KSRC) STOCK_TREE=$(STOCK_TREE) \
+		KCONFIG_BASE=$(DISTRO_CONFIG) FRAGMENTS_BASE=configs/distro.config STAP_VARIANTS= \
+		BENCH_MODES="$(or $(BENCH_MODES),det)" BENCH_BOOTS=$(DISTRO_BOOTS) BENCH_COMMAND="make bench-distro" \
+		BENCH_RUN=$(or $(BENCH_RUN),$(RESULTS)/bench-distro-$(RUN_ID)-$(shell git rev-parse --short=7 HEAD 2>/dev/null || echo nogit))
 
 test-harness-failures:
 	@MAKE="$(MAKE)" scripts/check/harness-failures.sh

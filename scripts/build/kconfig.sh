@@ -4,13 +4,23 @@
 # (as tools/testing/kunit/kunit.py does): every option the fragments ask for
 # must hold in the final .config. Options listed in PENDING only warn.
 # Reconfigures only when the fragments or the tree's Kconfig files changed.
+# KCONFIG_BASE (environment): tinyconfig (the default), or a configuration
+# file, xz-compressed or not (make bench-distro: Debian's own), whose
+# modules (=m) are turned off before the fragments are merged onto it.
 set -eu
 . "$(dirname "$0")/../lib.sh"
 variant=$1 tree=$2 obj=$3 pending=$4
 shift 4
 start=$(now)
+base=${KCONFIG_BASE:-tinyconfig}
+if [ "$base" != tinyconfig ] && [ ! -f "$base" ]; then
+	stage "config $variant" "FAILED (KCONFIG_BASE: no file '$base')" "$start"
+	exit 1
+fi
 mkdir -p "$obj"
 key=$({
+	echo "$base"
+	[ "$base" = tinyconfig ] || hash_files "$base"
 	hash_files "$@" "$pending"
 	git -C "$tree" rev-parse HEAD
 	git -C "$tree" diff HEAD -- '*Kconfig*'
@@ -22,8 +32,20 @@ if [ -f "$obj/.config" ] && [ "$(cat "$stampf" 2>/dev/null)" = "$key" ]; then
 fi
 rm -f "$stampf"
 log="$obj/config.log"
+from_base() {
+	if [ "$base" = tinyconfig ]; then
+		make -C "$tree" O="$obj" tinyconfig
+		return
+	fi
+	case $base in
+	*.xz) xz -dc "$base" ;;
+	*) cat "$base" ;;
+	esac | sed 's/^\(CONFIG_[A-Za-z0-9_]*\)=m$/# \1 is not set/' >"$obj/.config.base" &&
+		mv "$obj/.config.base" "$obj/.config" &&
+		echo "config $variant: from $base, modules off ($(grep -c '=y$' "$obj/.config") options built in)"
+}
 if ! {
-	make -C "$tree" O="$obj" tinyconfig &&
+	from_base &&
 		"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$@" &&
 		make -C "$tree" O="$obj" olddefconfig
 } >"$log" 2>&1; then
@@ -78,4 +100,4 @@ if [ -n "$dropped" ]; then
 	exit 1
 fi
 echo "$key" >"$stampf"
-stage "config $variant" "ok ($(printf '%s\n' "$@" | sed 's|.*/||' | tr '\n' ' ')validated)" "$start"
+stage "config $variant" "ok ($([ "$base" = tinyconfig ] || echo "${base##*/}, modules off, ")$(printf '%s\n' "$@" | sed 's|.*/||' | tr '\n' ' ')validated)" "$start"

@@ -22,6 +22,10 @@
 #   BENCH_MODES        "det wall" (det: -icount shift=0,sleep=off, 1 vCPU;
 #                      wall: 2 vCPUs, KVM when the probe works, else MTTCG)
 #   BENCH_VARIANTS     "cow stock" (stock = unpatched Debian 6.1, the baseline)
+#   BENCH_COW          a benchmark variant (benchmarks/variants/<name>.patch)
+#                      that runs in the cow kernel's place and under its
+#                      name; make bench-compare then sets it against a run
+#                      of the series itself
 #   BENCH_EXCL_ONLY    1: det mode also boots cow with "exclusive" alone
 #                      (cowx), the overhead comparison against stock; 0: not
 #   BENCH_ROUNDS (15) BENCH_WARMUP (2) BENCH_SEED (1)
@@ -66,6 +70,17 @@ esac
 [ "$BENCH_BOOTS" -ge 1 ] && [ "$BENCH_BOOTS_WALL" -ge 1 ] && [ "$BENCH_JOBS" -ge 1 ] ||
 	die "make bench: BENCH_BOOTS, BENCH_BOOTS_WALL and BENCH_JOBS are at least 1"
 
+# The kernel that runs under a name: BENCH_COW replaces cow (and cowx).
+BENCH_COW=${BENCH_COW:-cow}
+if [ "$BENCH_COW" != cow ]; then
+	case " $("$MAKE" -s --no-print-directory print-ALTS_ALL) " in
+	*" $BENCH_COW "*) ;;
+	*) die "make bench: BENCH_COW='$BENCH_COW' is not a benchmark variant (benchmarks/variants/: $("$MAKE" -s --no-print-directory print-ALTS_ALL))" ;;
+	esac
+fi
+kname() { case $1 in cow | cowx) echo "$BENCH_COW" ;; *) echo "$1" ;; esac; }
+kobj() { "$MAKE" -s --no-print-directory print-obj-"$(kname "$1")"; }
+
 short=$(git rev-parse --short=7 HEAD 2>/dev/null || echo nogit)
 run=${BENCH_RUN:-$RESULTS/bench-$(date +%Y%m%d-%H%M%S)-$short}
 mkdir -p "$run"
@@ -74,7 +89,7 @@ echo "==== make bench: modes '$BENCH_MODES', kernels '$BENCH_VARIANTS', boots de
 # ---- build ------------------------------------------------------------------
 if [ "${BENCH_NOBUILD:-0}" != 1 ]; then
 	# make's stage graph builds the images and what they need.
-	"$MAKE" --no-print-directory images MATRIX="$(for v in $BENCH_VARIANTS; do printf '%s:bench ' "$v"; done)" || exit 1
+	"$MAKE" --no-print-directory images MATRIX="$(for v in $BENCH_VARIANTS; do printf '%s:bench ' "$(kname "$v")"; done)" || exit 1
 fi
 
 # ---- metadata ---------------------------------------------------------------
@@ -83,7 +98,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 {
 	echo "run_id=$(basename "$run")"
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "command=make bench${QUICK:+ QUICK=$QUICK}"
+	echo "command=${BENCH_COMMAND:-make bench}${QUICK:+ QUICK=$QUICK}$([ "$BENCH_COW" = cow ] || echo " BENCH_COW=$BENCH_COW")"
 	echo "project_commit=$(git rev-parse HEAD 2>/dev/null || echo none)"
 	# shellcheck disable=SC2046 # one patch file per word
 	echo "series_hash=$(hash_files "$PATCHES/series" $(series_patches "$PATCHES" | sed "s|^|$PATCHES/|"))"
@@ -101,12 +116,13 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "minops=det $BENCH_MINOPS_DET, wall $BENCH_MINOPS"
 	echo "benches=$BENCH_LIST"
 	echo "profile=bench"
+	echo "kconfig=${KCONFIG_BASE:-tinyconfig} + ${FRAGMENTS_BASE:-configs/lean.config}"
 	echo "quick=${QUICK:-0}"
 	for v in $BENCH_VARIANTS; do
-		obj="$BUILD/obj-$v"
-		echo "kernel_$v=$(kernel_release "$obj")"
+		obj=$(kobj "$v")
+		echo "kernel_$v=$(kernel_release "$obj")$([ "$(kname "$v")" = "$v" ] || echo " (benchmark variant $(kname "$v"))")"
 		echo "config_hash_$v=$(sha256sum <"$obj/.config" | cut -c1-16)"
-		echo "cowpin_$v=$([ -f "$BUILD/driver/$v/cowpin.ko" ] && echo yes || echo no)"
+		echo "cowpin_$v=$([ -f "$BUILD/driver/$(kname "$v")/cowpin.ko" ] && echo yes || echo no)"
 	done
 } >"$run/meta.env"
 
@@ -119,8 +135,8 @@ case " $BENCH_VARIANTS " in *" cow "*)
 	esac ;;
 esac
 if [ -n "$det_extra" ]; then
-	echo "kernel_cowx=$(kernel_release "$BUILD/obj-cow") (cow, policy exclusive only)" >>"$run/meta.env"
-	echo "config_hash_cowx=$(sha256sum <"$BUILD/obj-cow/.config" | cut -c1-16)" >>"$run/meta.env"
+	echo "kernel_cowx=$(kernel_release "$(kobj cow)") ($(kname cow), policy exclusive only)" >>"$run/meta.env"
+	echo "config_hash_cowx=$(sha256sum <"$(kobj cow)/.config" | cut -c1-16)" >>"$run/meta.env"
 fi
 
 # ---- K boots per (mode, kernel) ---------------------------------------------
@@ -136,8 +152,9 @@ boot() {
 		# policies' rounds leave behind (page lists, LRU, sticky pins).
 		_k=cow _pol=" cowbench.policies=exclusive"
 	fi
-	_kernel="$BUILD/obj-$_k/arch/x86/boot/bzImage"
-	_initrd="$BUILD/initramfs/$_k-bench.img"
+	_obj=$(kobj "$_k")
+	_kernel="$_obj/arch/x86/boot/bzImage"
+	_initrd="$BUILD/initramfs/$(kname "$_k")-bench.img"
 	_log="$run/$_id.log"
 	case $_mode in
 	det)
@@ -165,7 +182,7 @@ boot() {
 	_cmd="$_cmd cowbench.sizes=$BENCH_SIZES cowbench.fsize=$BENCH_FSIZE cowbench.minops=$_minops cowbench.benches=$BENCH_LIST$_pol"
 	{
 		echo "# make bench boot: mode=$_mode variant=$_v boot=$_b seed=$_seed accel=$_accel"
-		echo "# kernel: $_kernel ($(kernel_release "$BUILD/obj-$_k"))"
+		echo "# kernel: $_kernel ($(kernel_release "$_obj"))"
 		echo "# cmdline: $_cmd"
 		echo "# qemu: $(accel_args "$_accel") $_qargs -m 1G $_disk"
 	} >"$_log"
