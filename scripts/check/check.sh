@@ -256,6 +256,13 @@ jd_case 1 "the kernel reported no cow_* counters" \
 	"a cow kernel without cow_* counters fails its counter rows" cow:base counters=missing
 jd_case 1 "fail: cow-base mapcount/smoke: -: planned by the profile, did not run" \
 	"a program the profile plans that never ran fails" cow:base noprog=smoke
+# The plan is the command line the host booted with: make soak's run of the
+# flip profile's flipstress group alone is complete, and a group the
+# command line asks for that never ran still fails.
+jd_case 0 " 0 failed," "a run whose command line narrows the profile's groups is judged by them" \
+	cow:flip "noprog=stap_check+cmdline=cowtest.groups=flipstress"
+jd_case 1 "fail: cow-flip exclusive/stap_check: -: planned by the profile, did not run" \
+	"a program of the command line's groups that never ran fails" cow:flip noprog=stap_check
 jd_case 1 "skipped (fake) and no rule in tests/expect/skips.tsv expects it" \
 	"a skip no rule expects fails" cow:base skip=smoke
 jd_case 1 "exit status 139 is not the test's own (1)" \
