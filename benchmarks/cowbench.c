@@ -539,8 +539,8 @@ static const char *b_gupfp(const struct bench *b, size_t size, int reps,
  * One op: one write of /proc/sys/vm/cow_policy that changes the policy, to
  * "exclusive" and back (or, under "exclusive", to "mapcount" and back: never
  * to "refcount", whose read-only pins would outlive the benchmark, see
- * cow_policy_pins_exclusive()). Each write takes or drops the slow path's
- * reference (the static key): what a policy change costs the writer.
+ * cow_policy_pins_exclusive()). Each write adds or removes a user of the
+ * slow path (cow_policy_users): what a policy change costs the writer.
  */
 static const char *b_flip(const struct bench *b, size_t size, int reps,
 			  uint64_t *ns, unsigned long *ops, struct acc *acc)

@@ -65,7 +65,7 @@ expect "unknown variant (make kernel)" "unknown VARIANT 'cowz'" \
 	m kernel VARIANT=cowz SKIP_TREE=1
 expect "unknown variant (make driver)" "unknown VARIANT 'cowz'" \
 	m driver VARIANT=cowz
-expect "unknown benchmark variant (make bench)" "BENCH_COW='nosuch' is not a benchmark variant .*readonce" \
+expect "unknown benchmark variant (make bench)" "BENCH_COW='nosuch' is not a benchmark variant .*statickey" \
 	m bench BENCH_COW=nosuch BENCH_NOBUILD=1 BENCH_RUN="$tmp/bench-nosuch"
 [ ! -e "$tmp/bench-nosuch" ] || { echo "not ok - unknown benchmark variant: it made $tmp/bench-nosuch"; fail=$((fail + 1)); }
 expect "missing starting configuration (kconfig)" "KCONFIG_BASE: no file '/nonexistent/config.xz'" \

@@ -55,7 +55,7 @@ BENCH_DESC = {
     "gupfp": "false-positive COW: FOLL_GET references in flight (cowpin), "
              "clear_refs 4, write every page (per page)",
     "flip": "policy change: one write of vm.cow_policy that changes the "
-            "policy, taking or dropping the static key (per write)",
+            "policy, adding or removing a slow-path user (per write)",
 }
 POLICY_ORDER = ("exclusive", "refcount", "mapcount")
 COPY_COUNTERS = ("cow_copy_mapcount", "cow_copy_refcount", "cow_copy_ksm",

@@ -277,7 +277,7 @@ def stall_section(d):
         env = {k: v for k, v in env.items() if not k.startswith('accel_') or v in ran}
     run, L = provenance(d, env, 'make stall-probe', env.get('project_commit') or 'unknown')
     jl = ', '.join('%s %s' % (k[11:], v) for k, v in sorted(env.items()) if k.startswith('jump_label_'))
-    L += ['A static key flipped every 2 ms for %s s under copy-on-write faults '
+    L += ['A switch (the key column) flipped every 2 ms for %s s under copy-on-write faults '
           '(tests/guest/keyflip.c), %s boots per cell; %s; CONFIG_JUMP_LABEL: %s.' % (
               env.get('seconds', '?'), env.get('repeat', '?'), env.get('qemu', '?'), jl or '?'), '']
     return run, L + embed('Jump-label stall probe', tabs)

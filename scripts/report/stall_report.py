@@ -77,7 +77,7 @@ def main():
         rows.append((v, a, done, hung, int3, rcu, atsite, where, rates,
                      len(boots.get((v, a), []))))
     L = ["# Jump-label stall probe: %s" % meta.get("run_id", os.path.basename(run)), "",
-         "A static key flipped every 2 ms for %s s under copy-on-write faults "
+         "A switch (the key column: a tracepoint's static key, or vm.cow_policy) flipped every 2 ms for %s s under copy-on-write faults "
          "(tests/guest/keyflip.c), %s boots per cell, %s, host %s cores, commit %s, %s." % (
              meta.get("seconds", "?"), meta.get("repeat", "?"), meta.get("qemu", "?"),
              meta.get("host_cpus", "?"), meta.get("project_commit", "?")[:7], meta.get("date", "?")), ""]

@@ -13,7 +13,8 @@
  *               tested on every user page fault; any 6.1 kernel with
  *               CONFIG_TRACEPOINTS (the stock kernel too)
  *   cow_policy  vm.cow_policy between exclusive and refcount: the series'
- *               cow_policy_key, tested in do_wp_page()
+ *               cow_policy_key until it became an atomic count, which
+ *               patches no text (on such a kernel, the probe's control)
  *   auto        cow_policy when the sysctl exists, else tracepoint
  * Workers (--workers, default 2) fork, write every page of a 1 MiB region
  * in parent and child (copy-on-write faults) and exit, in a loop.
