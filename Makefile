@@ -47,7 +47,7 @@ PACKAGES = linux-source-6.1 qemu-system-x86 gcc make bison flex bc \
 	strace cpio gnuplot-nox xz-utils rsync util-linux coreutils \
 	shellcheck perl python3-ply python3-scipy \
 	linux-source-6.12 liburing-dev libnuma-dev \
-	systemtap parallel
+	systemtap parallel redis-tools stress-ng
 EXTRA_PACKAGES ?=
 # The benchmark statistics use scipy.stats from Debian's python3-scipy, which
 # is installed for Debian's interpreter (a python3 earlier in PATH may lack it).
