@@ -602,13 +602,12 @@ static const struct bench benches[] = {
 #define SNG(n, a) { "sng-" n, b_sng, 0, "bogo-op", a, 1 }
 	SNG("fork", "--fork 1 --fork-ops 64"),
 	SNG("vfork", "--vfork 1 --vfork-ops 64"),
-	SNG("clone", "--clone 1 --clone-ops 64"),
-	SNG("mmapfork", "--mmapfork 1 --mmapfork-ops 2"),
+	SNG("clone", "--clone 1 --clone-ops 16"),
+	SNG("mmapfork", "--mmapfork 1 --mmapfork-ops 1"),
 	SNG("vm", "--vm 1 --vm-bytes 8m --vm-ops 4"),
 	SNG("vm-hugepage", "--vm 1 --vm-bytes 8m --vm-ops 4 --vm-madvise hugepage"),
 	SNG("vm-mergeable", "--vm 1 --vm-bytes 8m --vm-ops 4 --vm-madvise mergeable"),
 	SNG("vm-splice", "--vm-splice 1 --vm-splice-ops 256"),
-	SNG("vm-rw", "--vm-rw 1 --vm-rw-ops 64 --vm-rw-bytes 1m"),
 	SNG("madvise", "--madvise 1 --madvise-ops 16"),
 	SNG("mremap", "--mremap 1 --mremap-ops 8 --mremap-bytes 2m"),
 	SNG("mprotect", "--mprotect 1 --mprotect-ops 256"),
@@ -712,6 +711,9 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--cmdline")) {
 		from_cmdline();
 		real = argc > 2 && !strcmp(argv[2], "--real");
+	} else {
+		while ((opt = getopt(argc, argv, "r:w:s:i:S:b:p:f:P:")) != -1)
+			set_opt(opt, optarg);
 	}
 	if (real) {
 		if (!strcmp(real_arg, "none")) {
@@ -722,9 +724,6 @@ int main(int argc, char **argv)
 		warmup = real_warmup;
 		snprintf(benches_arg, sizeof(benches_arg), "%s", real_arg);
 	}
-	else
-		while ((opt = getopt(argc, argv, "r:w:s:i:S:b:p:f:P:")) != -1)
-			set_opt(opt, optarg);
 	/* Same layout every run: no address space randomisation. */
 	if (!(personality(0xffffffff) & ADDR_NO_RANDOMIZE)) {
 		personality(ADDR_NO_RANDOMIZE);

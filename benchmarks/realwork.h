@@ -7,7 +7,9 @@
  *   sng-<name>  stress-ng 0.15 with one instance of a stressor and a fixed
  *               bogo-op count (--<stressor>-ops); op = bogo op, as stress-ng
  *               counts them (its --yaml metrics); a non-zero exit (a failed
- *               --verify, a stressor error) fails the benchmark.
+ *               --verify, a stressor error) or no bogo op at all fails the
+ *               benchmark. (Not vm-rw: process_vm_readv needs
+ *               CONFIG_CROSS_MEMORY_ATTACH, which the lean kernels lack.)
  *   redis-thp<never|always>  Redis 7.0: a dataset of redis_mib MiB (DEBUG
  *               POPULATE, 1 KiB values), then redis-benchmark writes
  *               redis_req SETs over it (4 clients) while a BGSAVE runs; op =
@@ -151,8 +153,13 @@ static int redis(const char *cmd, char *out, size_t max)
 	for (;;) {
 		ssize_t n = read(redis_fd, buf + have, sizeof(buf) - 1 - have);
 
-		if (n <= 0)
-			die("read from redis");
+		if (n <= 0) {
+			/* The server went away: its log says why. */
+			fprintf(stderr, "cowbench: redis-server %s during \"%s\"\n",
+				n ? strerror(errno) : "closed the connection", cmd);
+			show_file(REDIS_DIR "/redis.log");
+			exit(1);
+		}
 		have += n;
 		buf[have] = 0;
 		nl = strstr(buf, "\r\n");

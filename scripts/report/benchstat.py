@@ -35,7 +35,7 @@ FAULT_BENCHES = ("copy", "reuse", "softdirty", "wprt", "thpcopy", "thpreuse",
 BENCH_ORDER = ("fork", "forkthp", "forkpin", "copy", "reuse", "softdirty",
                "wprt", "thpcopy", "thpreuse", "ksm", "swapin", "gupfp", "flip",
                "sng-fork", "sng-vfork", "sng-clone", "sng-mmapfork", "sng-vm",
-               "sng-vm-hugepage", "sng-vm-mergeable", "sng-vm-splice", "sng-vm-rw",
+               "sng-vm-hugepage", "sng-vm-mergeable", "sng-vm-splice",
                "sng-madvise", "sng-mremap", "sng-mprotect", "sng-userfaultfd",
                "redis-thpnever", "redis-thpalways")
 BENCH_DESC = {

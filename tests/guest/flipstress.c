@@ -44,8 +44,8 @@
  *   stressng  stress-ng 0.15 (a program nobody here wrote) runs a mix of
  *             its COW-relevant stressors with --verify, a few seconds at a
  *             time: fork, vfork, mmapfork, vm (all methods), vm-splice,
- *             vm-rw, madvise, mremap, mprotect, userfaultfd; an op is one
- *             run that exited 0 (every stressor passed its own checks).
+ *             madvise, mremap, mprotect, userfaultfd; an op is one run
+ *             that exited 0 (every stressor passed its own checks).
  *
  * At the end: no worker saw corruption, nr_foll_pin_acquired ==
  * nr_foll_pin_released (after vm.stat_refresh), MemAvailable (plus the
@@ -870,7 +870,7 @@ static void w_stressng(int w, uint64_t rs)
 			execl("/usr/bin/stress-ng", "stress-ng", "--verify", "--timeout", secs,
 			      "--temp-path", "/tmp", "--fork", "1", "--vfork", "1",
 			      "--mmapfork", "1", "--vm", "1", "--vm-bytes", "16m",
-			      "--vm-method", "all", "--vm-splice", "1", "--vm-rw", "1",
+			      "--vm-method", "all", "--vm-splice", "1",
 			      "--madvise", "1", "--mremap", "1", "--mremap-bytes", "4m",
 			      "--mprotect", "1", "--userfaultfd", "1",
 			      "--userfaultfd-bytes", "4m", (char *)NULL);
