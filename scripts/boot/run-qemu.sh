@@ -92,6 +92,9 @@ name=${RUN_NAME:-$variant-$profile}
 log="$rdir/$name.log"
 tap="$rdir/$name.tap"
 make_disks "$rdir" "$name-"
+# The command line this run boots with: the judge plans the run from it
+# (RUN_GROUPS, POLICY and EXTRA_CMDLINE narrow or change the profile's).
+printf '%s\n' "$cmdline" >"$rdir/$name.cmdline"
 # The results channel (guest/init.sh): a raw disk, serial cowtest-results,
 # attached after the profile's disks (which keep /dev/vda, /dev/vdb, ...).
 # The guest copies its TAP there; it becomes $tap below.

@@ -256,6 +256,13 @@ jd_case 1 "the kernel reported no cow_* counters" \
 	"a cow kernel without cow_* counters fails its counter rows" cow:base counters=missing
 jd_case 1 "fail: cow-base mapcount/smoke: -: planned by the profile, did not run" \
 	"a program the profile plans that never ran fails" cow:base noprog=smoke
+# The plan is the command line the host booted with: make soak's run of the
+# flip profile's flipstress group alone is complete, and a group the
+# command line asks for that never ran still fails.
+jd_case 0 " 0 failed," "a run whose command line narrows the profile's groups is judged by them" \
+	cow:flip "noprog=stap_check+cmdline=cowtest.groups=flipstress"
+jd_case 1 "fail: cow-flip exclusive/stap_check: -: planned by the profile, did not run" \
+	"a program of the command line's groups that never ran fails" cow:flip noprog=stap_check
 jd_case 1 "skipped (fake) and no rule in tests/expect/skips.tsv expects it" \
 	"a skip no rule expects fails" cow:base skip=smoke
 jd_case 1 "exit status 139 is not the test's own (1)" \
@@ -470,13 +477,14 @@ rmc=tests/host/results-md
 echo old >"$rm_/R.md"
 if rmd write "$rm_/R.md" "$rmc/20260102-030405" "$rmc/20251231-235959" \
 	"$rmc/bench-20260102-040506-0123456" "$rmc/mutants-20260102-050607" \
-	"$rmc/stall-20260102-060708" >"$tmp" 2>&1 &&
-	rmd check "$rm_/R.md" >"$tmp" 2>&1 && grep -q ': 5 sections, runs: 20260102-030405 ' "$tmp" &&
+	"$rmc/stall-20260102-060708" "$rmc/soak-20260102-070809" >"$tmp" 2>&1 &&
+	rmd check "$rm_/R.md" >"$tmp" 2>&1 && grep -q ': 6 sections, runs: 20260102-030405 ' "$tmp" &&
+	grep -q -x -F 'The flip stress for 30 minutes (`make soak DURATION=30 VARIANT=debug`): judge: 9 cells (9 passed, 0 failed, 0 skipped by rule) in 1 runs: case 8, program 1.' "$rm_/R.md" &&
 	grep -q -x -F 'Run: stall-20260102-060708 · date: 2026-01-02T06:07:08Z · kernel: 6.1.0+ (cow stock) · commit: 0123456789abcdef0123456789abcdef01234567 · accelerator: tcg, tcg-single · command: make stall-probe' "$rm_/R.md" &&
 	grep -q -x -F 'Run: 20251231-235959 · date: 2025-12-31T23:59:59 · kernel: 6.1.0+ (stock) · commit: unknown (run predates meta.env) · accelerator: tcg · command: make test' "$rm_/R.md" &&
 	grep -q -x -F '**QUICK smoke run: not a measurement.**' "$rm_/R.md" &&
 	grep -q -x -F '### Against bench-20260101-000000-0000000 (make bench-compare, compare-bench-20260101-000000-0000000.txt)' "$rm_/R.md"; then
-	ok "results_md: check accepts what write renders from a test, an old test, a bench (with a bench-compare), a mutants and a stall-probe run"
+	ok "results_md: check accepts what write renders from a test, an old test, a bench (with a bench-compare), a mutants, a stall-probe and a soak run"
 else notok "results_md: write, then check" "$(tail -n 1 "$tmp")"; fi
 rmd_bad() { # WHAT WANT-OUTPUT AWK-PROGRAM: check rejects R.md broken by AWK-PROGRAM
 	awk "$3" "$rm_/R.md" >"$rm_/bad.md"

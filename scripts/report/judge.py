@@ -276,14 +276,17 @@ def profile_vars(profile):
     return dict(zip(PROFILE_VARS, out.split('\n') + [''] * len(PROFILE_VARS)))
 
 
-def profile_plan(profile):
+def profile_plan(profile, cmdline=None):
     """(TEST_GROUPS, POLICIES) of a profile, with its command line's
-    cowtest.groups= and cowtest.policy=, as guest/init.sh reads them."""
+    cowtest.groups= and cowtest.policy=, as guest/init.sh reads them (the
+    last one wins). cmdline: the command line the host booted the run with
+    (RUNDIR/<run>.cmdline, which scripts/boot/run-qemu.sh writes: make soak
+    and make trace run only some of a profile's groups)."""
     v = profile_vars(profile)
     if v is None:
         return None
     groups, pols = v['TEST_GROUPS'], v['POLICIES'] or ' '.join(POLICIES)
-    for w in v['KERNEL_CMDLINE'].split():
+    for w in (v['KERNEL_CMDLINE'] + ' ' + (cmdline or '')).split():
         if w.startswith('cowtest.groups='):
             groups = w.split('=', 1)[1].replace(',', ' ')
         elif w.startswith('cowtest.policy='):
@@ -306,8 +309,8 @@ def group_programs(group):
 
 
 class Judge:
-    def __init__(self, exp, recs):
-        self.exp, self.recs, self.out = exp, recs, []
+    def __init__(self, exp, recs, rundir=None):
+        self.exp, self.recs, self.out, self.rundir = exp, recs, [], rundir
 
     def cell(self, run, policy, program, case, suite, verdict, why=''):
         self.out.append(dict(run=run, policy=policy, program=program, case=case,
@@ -354,7 +357,11 @@ class Judge:
             self.cell(run, '-', '-', '-', 'run', 'fail',
                       'no results: the run did not start, or its TAP is empty')
             return
-        plan = profile_plan(profile)
+        cmdline = None
+        if self.rundir and os.path.exists(os.path.join(self.rundir, run + '.cmdline')):
+            with open(os.path.join(self.rundir, run + '.cmdline')) as f:
+                cmdline = f.read()
+        plan = profile_plan(profile, cmdline)
         if plan is None:
             self.cell(run, '-', '-', '-', 'run', 'fail', 'no profile qemu-profiles/%s.profile' % profile)
             return
@@ -634,7 +641,7 @@ def main():
             sys.exit('judge: --only: %r is not variant:profile' % a.only)
         runs = [tuple(a.only.split(':', 1))]
         recs = [r for r in recs if (r['variant'], r['profile']) == runs[0]]
-    j = Judge(exp, recs)
+    j = Judge(exp, recs, a.rundir)
     for v, p in runs:
         j.judge_run(v, p)
     if not a.only:

@@ -29,7 +29,7 @@ import sys
 import tempfile
 
 POLICIES = ('exclusive', 'refcount', 'mapcount')
-COMMANDS = ('make test', 'make bench', 'make test-mutants', 'make stall-probe')
+COMMANDS = ('make test', 'make bench', 'make test-mutants', 'make stall-probe', 'make soak')
 CELL = ('run', 'policy', 'program', 'case', 'suite', 'verdict')
 PROV_KEYS = ('run', 'date', 'kernel', 'commit', 'accelerator', 'command')
 DELIM = re.compile(r'^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?$')
@@ -283,8 +283,25 @@ def stall_section(d):
     return run, L + embed('Jump-label stall probe', tabs)
 
 
+def soak_section(d):
+    """make soak (scripts/flow/soak.sh): the flip stress's closing figures
+    from the run's results channel, and the judge's verdict."""
+    env = read_env(os.path.join(d, 'meta.env'))
+    taps = sorted(glob.glob(os.path.join(d, '*-flip.tap')))
+    if not taps:
+        raise BadInput('%s: a make soak run without a <variant>-flip.tap' % d)
+    run, L = provenance(d, env, 'make soak', env.get('project_commit') or 'unknown')
+    lines = [re.sub(r'^\s+', '', l) for l in read(taps[0]).splitlines()
+             if re.match(r'\s*(# (flipstress|ran|flips|pins|memory|vmstat|[a-z]+ +ops)|(not )?ok \d+ - flipstress)', l)]
+    verdict = first_line(taps[0][:-len('.tap')] + '.judge.txt') or 'no verdict (no judge.txt)'
+    L += ['The flip stress for %s minutes (`%s`): %s.' % (env.get('minutes', '?'), env.get('command', 'make soak'),
+                                                       verdict.replace('*', '\\*')), '', '```'] + lines + ['```', '']
+    return run, L
+
+
 SECTIONS = {'make test': test_section, 'make bench': bench_section,
-            'make test-mutants': mutants_section, 'make stall-probe': stall_section}
+            'make test-mutants': mutants_section, 'make stall-probe': stall_section,
+            'make soak': soak_section}
 
 
 def kind(d):
@@ -295,6 +312,8 @@ def kind(d):
         return 'make test-mutants'
     if read_env(os.path.join(d, 'meta.env')).get('command') == 'make stall-probe':
         return 'make stall-probe'
+    if read_env(os.path.join(d, 'meta.env')).get('command', '').startswith('make soak'):
+        return 'make soak'
     if has('meta.env') and has('report.md', 'raw.json', 'raw.csv'):
         return 'make bench'
     if has('judgement.jsonl', 'judge.txt', 'summary.txt'):

@@ -605,6 +605,14 @@ static void w_clearrefs(int w, uint64_t rs)
 }
 
 static int uffd = -1;
+/*
+ * Set by the uffd worker once its last write is done. The handler must not
+ * leave before that: the deadline can pass between the worker's running()
+ * check and a write to a protected page, and that write then waits for a
+ * handler that has gone (a soak hung so, in handle_userfault()).
+ */
+static volatile int uffd_done;
+
 static void *uffd_handler(void *a)
 {
 	(void)a;
@@ -613,7 +621,7 @@ static void *uffd_handler(void *a)
 		struct uffd_msg msg;
 
 		if (poll(&pfd, 1, 100) <= 0) {
-			if (!running())
+			if (uffd_done)
 				return NULL;
 			continue;
 		}
@@ -687,6 +695,7 @@ static void w_uffd(int w, uint64_t rs)
 				wfail(w, "page %lu after uffd-wp", i);
 		sh->ops[w]++;
 	}
+	uffd_done = 1;
 	pthread_join(t, NULL);
 }
 

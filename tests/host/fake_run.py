@@ -6,7 +6,7 @@ holds it: OUT/VARIANT-PROFILE.tap and a console log with the banners.
 Every program the profile plans prints one passing point; every scenario
 row of tests/expect/scenarios.tsv for the profile prints a RESULT line with
 exactly the expected outcome and counters, so the run is clean as made.
-A MUTATION reopens one hole:
+A MUTATION reopens one hole ("A+B": two at once):
 
   drop=SCENARIO          the cell never ran
   outcome=SCENARIO:X     the cell observed X
@@ -19,6 +19,8 @@ A MUTATION reopens one hole:
   upstream=NAME          an upstream cow case that ran under exclusive only
   needs=SCENARIO:FEATURE the cell was skipped with "needs FEATURE" (the
                          scenario table's skip, tests/guest/scn_backings.c)
+  cmdline=WORDS          the host booted the run with WORDS (comma for
+                         space) as its command line (OUT/<run>.cmdline)
 """
 import os
 import subprocess
@@ -32,11 +34,15 @@ import judge  # noqa: E402
 def main():
     out, variant, profile = sys.argv[1:4]
     mut = {}
-    for m in sys.argv[4:]:
+    for m in (part for a in sys.argv[4:] for part in a.split('+')):
         k, _, v = m.partition('=')
         mut[k] = v
     exp = judge.load_expect(os.path.join(top, 'tests', 'expect'))
-    groups, pols = judge.profile_plan(profile)
+    cmdline = mut.get('cmdline', '').replace(',', ' ') or None
+    if cmdline:
+        with open(os.path.join(out, '%s-%s.cmdline' % (variant, profile)), 'w') as f:
+            f.write(cmdline + '\n')
+    groups, pols = judge.profile_plan(profile, cmdline)
     tap = ['TAP version 13']
     n = 0
     for p in pols:
