@@ -3,7 +3,9 @@
 # input must fail, fast, with an error naming what is wrong. Host only; the
 # one QEMU start uses a garbage kernel image, so nothing boots. Each case:
 # the command must exit non-zero and its output must match a pattern.
-#   unknown profile / policy / variant (make run, make kernel, make driver)
+#   unknown profile / policy / variant (make run, make kernel, make driver),
+#   benchmark variant (make bench BENCH_COW=), starting configuration
+#   (KCONFIG_BASE)
 #   a missing package (scripts/build/deps.sh, with a stand-in apt-get that knows
 #     no such package, so nothing is installed and no network is used)
 #   patches (scripts/build/tree.sh on a small scratch git tree): a series naming a
@@ -63,6 +65,11 @@ expect "unknown variant (make kernel)" "unknown VARIANT 'cowz'" \
 	m kernel VARIANT=cowz SKIP_TREE=1
 expect "unknown variant (make driver)" "unknown VARIANT 'cowz'" \
 	m driver VARIANT=cowz
+expect "unknown benchmark variant (make bench)" "BENCH_COW='nosuch' is not a benchmark variant .*readonce" \
+	m bench BENCH_COW=nosuch BENCH_NOBUILD=1 BENCH_RUN="$tmp/bench-nosuch"
+[ ! -e "$tmp/bench-nosuch" ] || { echo "not ok - unknown benchmark variant: it made $tmp/bench-nosuch"; fail=$((fail + 1)); }
+expect "missing starting configuration (kconfig)" "KCONFIG_BASE: no file '/nonexistent/config.xz'" \
+	env KCONFIG_BASE=/nonexistent/config.xz scripts/build/kconfig.sh cow /nonexistent "$tmp/obj-kconfig" configs/pending.txt configs/lean.config
 
 # --- a missing package -------------------------------------------------------
 mkdir -p "$tmp/bin"

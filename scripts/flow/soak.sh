@@ -20,6 +20,10 @@ secs=$((dur * 60))
 limit=$((secs + 600))
 id=soak-$(date +%Y%m%d-%H%M%S)
 rdir=${RESULTS:-results}/$id
+# What the run was built from, taken before it starts (a commit made
+# during a 30-minute run must not be credited with it).
+commit=$(git rev-parse HEAD 2>/dev/null || echo none)
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 rc=0
 RUN_ID=$id RUN_GROUPS=flipstress EXTRA_CMDLINE="cowtest.flipsec=$secs cowtest.timeout=$limit" \
 	"$MAKE" --no-print-directory run VARIANT="$v" PROFILE=flip TIMEOUT="$limit" RUN_ID="$id" || rc=$?
@@ -27,9 +31,9 @@ mkdir -p "$rdir"
 obj=$("$MAKE" -s --no-print-directory print-obj-"$v")
 {
 	echo "run_id=$id"
-	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "date=$started"
 	echo "command=make soak DURATION=$dur VARIANT=$v"
-	echo "project_commit=$(git rev-parse HEAD 2>/dev/null || echo none)"
+	echo "project_commit=$commit"
 	echo "kernel_$v=$(kernel_release "$obj" 2>/dev/null || echo unknown)"
 	echo "accel=$(cat "$rdir/accel.txt" 2>/dev/null || echo unknown)"
 	echo "minutes=$dur"
