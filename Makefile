@@ -16,7 +16,7 @@ TESTED_DEBIAN_VERSION = 6.1.192-3
 VARIANT ?= cow
 PROFILE ?= base
 POLICY  ?=
-VARIANTS = cow nocow debug stock
+VARIANTS = cow nocow debug stock kasan
 TEST_VARIANTS ?= cow
 # pin, thp, pmem and swap: see qemu-profiles/ and driver/cowpin/.
 TEST_PROFILES ?= base pin thp pmem swap
@@ -47,7 +47,7 @@ PACKAGES = linux-source-6.1 qemu-system-x86 gcc make bison flex bc \
 	strace cpio gnuplot-nox xz-utils rsync util-linux coreutils \
 	shellcheck perl python3-ply python3-scipy \
 	linux-source-6.12 liburing-dev libnuma-dev \
-	systemtap parallel
+	systemtap parallel redis-tools stress-ng
 EXTRA_PACKAGES ?=
 # The benchmark statistics use scipy.stats from Debian's python3-scipy, which
 # is installed for Debian's interpreter (a python3 earlier in PATH may lack it).
@@ -72,6 +72,7 @@ FRAGMENTS_stock = $(FRAGMENTS_BASE)
 FRAGMENTS_cow   = $(FRAGMENTS_BASE) configs/cow.config
 FRAGMENTS_nocow = $(FRAGMENTS_BASE) configs/nocow.config
 FRAGMENTS_debug = $(FRAGMENTS_BASE) configs/cow.config configs/debug.config
+FRAGMENTS_kasan = $(FRAGMENTS_debug) configs/kasan.config
 STOCK_TREE ?= $(BUILD)/linux-stock
 # Mutants (tests/mutants/<name>.patch, make test-mutants) are variants too:
 # the series plus the mutant patch, in a worktree and object dir of their

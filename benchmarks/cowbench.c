@@ -34,6 +34,10 @@
  *              page; op = page, copies are the false-positive COWs
  *   flip-0     write /proc/sys/vm/cow_policy, changing the policy and back;
  *              op = write (skipped without the sysctl)
+ * cowbench --cmdline --real runs the benchmarks of real software instead
+ * (stress-ng and Redis, see realwork.h), cowbench.realrounds (3) measured
+ * after cowbench.realwarmup (1), cowbench.real=<names>|all|none,
+ * cowbench.redismib (64), cowbench.redisreq (20000).
  *
  * Sizes: the fork benchmarks run at every size of -S, the page benchmarks at
  * -f KiB (THP ones rounded up to whole 2 MiB THPs).
@@ -56,7 +60,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,6 +84,9 @@ static char sizes_arg[256] = "256,4096";	/* fork benchmarks */
 static unsigned long fault_kib = 1024;		/* page benchmarks */
 static char benches_arg[512] = "all";
 static char policies_arg[256] = "exclusive,refcount,mapcount";
+/* cowbench --real: the real-software benchmarks (realwork.h), own rounds */
+static int real_rounds = 3, real_warmup = 1;
+static char real_arg[512] = "all";
 
 /* ---- /proc/vmstat -------------------------------------------------------- */
 static const char *const wanted[] = {
@@ -287,6 +296,8 @@ struct bench {
 	bench_fn fn;
 	int thp;
 	const char *unit;	/* what one op is */
+	const char *arg;	/* real software: its options (realwork.h) */
+	int real;		/* run by cowbench --real only */
 };
 
 #define SECTION(code, nops) do {					\
@@ -572,20 +583,37 @@ static const char *b_flip(const struct bench *b, size_t size, int reps,
 	return NULL;
 }
 
+#include "realwork.h"
+
 static const struct bench benches[] = {
-	{ "fork", b_fork, 0, "fork" },
-	{ "forkthp", b_fork, 1, "fork" },
-	{ "forkpin", b_fork, 0, "fork" },
-	{ "copy", b_cow, 0, "page" },
-	{ "reuse", b_cow, 0, "page" },
-	{ "softdirty", b_softdirty, 0, "page" },
-	{ "wprt", b_wprt, 0, "page" },
-	{ "thpcopy", b_cow, 1, "page" },
-	{ "thpreuse", b_cow, 1, "page" },
-	{ "ksm", b_ksm, 0, "page" },
-	{ "swapin", b_swapin, 0, "page" },
-	{ "gupfp", b_gupfp, 0, "page" },
-	{ "flip", b_flip, 0, "write" },
+	{ "fork", b_fork, 0, "fork", NULL, 0 },
+	{ "forkthp", b_fork, 1, "fork", NULL, 0 },
+	{ "forkpin", b_fork, 0, "fork", NULL, 0 },
+	{ "copy", b_cow, 0, "page", NULL, 0 },
+	{ "reuse", b_cow, 0, "page", NULL, 0 },
+	{ "softdirty", b_softdirty, 0, "page", NULL, 0 },
+	{ "wprt", b_wprt, 0, "page", NULL, 0 },
+	{ "thpcopy", b_cow, 1, "page", NULL, 0 },
+	{ "thpreuse", b_cow, 1, "page", NULL, 0 },
+	{ "ksm", b_ksm, 0, "page", NULL, 0 },
+	{ "swapin", b_swapin, 0, "page", NULL, 0 },
+	{ "gupfp", b_gupfp, 0, "page", NULL, 0 },
+	{ "flip", b_flip, 0, "write", NULL, 0 },
+#define SNG(n, a) { "sng-" n, b_sng, 0, "bogo-op", a, 1 }
+	SNG("fork", "--fork 1 --fork-ops 64"),
+	SNG("vfork", "--vfork 1 --vfork-ops 64"),
+	SNG("clone", "--clone 1 --clone-ops 16"),
+	SNG("mmapfork", "--mmapfork 1 --mmapfork-ops 1"),
+	SNG("vm", "--vm 1 --vm-bytes 8m --vm-ops 4"),
+	SNG("vm-hugepage", "--vm 1 --vm-bytes 8m --vm-ops 4 --vm-madvise hugepage"),
+	SNG("vm-mergeable", "--vm 1 --vm-bytes 8m --vm-ops 4 --vm-madvise mergeable"),
+	SNG("vm-splice", "--vm-splice 1 --vm-splice-ops 256"),
+	SNG("madvise", "--madvise 1 --madvise-ops 16"),
+	SNG("mremap", "--mremap 1 --mremap-ops 8 --mremap-bytes 2m"),
+	SNG("mprotect", "--mprotect 1 --mprotect-ops 256"),
+	SNG("userfaultfd", "--userfaultfd 1 --userfaultfd-ops 256 --userfaultfd-bytes 256k"),
+	{ "redis-thpnever", b_redis, 0, "bgsave", "never", 1 },
+	{ "redis-thpalways", b_redis, 0, "bgsave", "always", 1 },
 };
 #define NBENCH (int)(sizeof(benches) / sizeof(benches[0]))
 
@@ -621,6 +649,11 @@ static void set_opt(int c, const char *v)
 	case 'b': snprintf(benches_arg, sizeof(benches_arg), "%s", v); break;
 	case 'p': snprintf(policies_arg, sizeof(policies_arg), "%s", v); break;
 	case 'P': phase_max = strtoul(v, NULL, 0); break;
+	case 'R': real_rounds = atoi(v); break;
+	case 'W': real_warmup = atoi(v); break;
+	case 'B': snprintf(real_arg, sizeof(real_arg), "%s", v); break;
+	case 'M': redis_mib = strtoul(v, NULL, 0); break;
+	case 'Q': redis_req = strtoul(v, NULL, 0); break;
 	}
 }
 
@@ -628,8 +661,9 @@ static void from_cmdline(void)
 {
 	static const char *const keys[] = { "rounds", "warmup", "seed", "minops",
 					    "sizes", "benches", "policies", "fsize",
-					    "phase" };
-	static const char opts[] = "rwsiSbpfP";
+					    "phase", "realrounds", "realwarmup", "real",
+					    "redismib", "redisreq" };
+	static const char opts[] = "rwsiSbpfPRWBMQ";
 	char line[4096] = "";
 	FILE *f = fopen("/proc/cmdline", "r");
 
@@ -654,7 +688,7 @@ static int reps_for(const struct bench *b, size_t size)
 {
 	int r;
 
-	if (b->fn == b_ksm)	/* waiting for ksmd to merge is slow */
+	if (b->fn == b_ksm || b->real)	/* slow: one run per sample */
 		return 1;
 	if (b->fn == b_flip)	/* an even number: ends at the round's policy */
 		return 16;
@@ -671,14 +705,25 @@ int main(int argc, char **argv)
 	char *pol[8], *szs[8], *bn[MAXB], buf[512];
 	int npol, nsz, nb, have_sysctl;
 	const char *kernel_policy = "exclusive";
-	int opt;
+	int opt, real = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc > 1 && !strcmp(argv[1], "--cmdline"))
+	if (argc > 1 && !strcmp(argv[1], "--cmdline")) {
 		from_cmdline();
-	else
+		real = argc > 2 && !strcmp(argv[2], "--real");
+	} else {
 		while ((opt = getopt(argc, argv, "r:w:s:i:S:b:p:f:P:")) != -1)
 			set_opt(opt, optarg);
+	}
+	if (real) {
+		if (!strcmp(real_arg, "none")) {
+			printf("# cowbench --real: skipped (cowbench.real=none)\n");
+			return 0;
+		}
+		rounds = real_rounds;
+		warmup = real_warmup;
+		snprintf(benches_arg, sizeof(benches_arg), "%s", real_arg);
+	}
 	/* Same layout every run: no address space randomisation. */
 	if (!(personality(0xffffffff) & ADDR_NO_RANDOMIZE)) {
 		personality(ADDR_NO_RANDOMIZE);
@@ -693,9 +738,10 @@ int main(int argc, char **argv)
 	}
 	nsz = split(sizes_arg, szs, 8);
 	if (!strcmp(benches_arg, "all")) {
-		nb = NBENCH;
+		nb = 0;
 		for (int i = 0; i < NBENCH; i++)
-			bn[i] = (char *)benches[i].name;
+			if (benches[i].real == real)
+				bn[nb++] = (char *)benches[i].name;
 	} else {
 		nb = split(benches_arg, bn, MAXB);
 	}
@@ -744,7 +790,7 @@ int main(int argc, char **argv)
 				for (int si = 0; si < (fork_like ? nsz : 1); si++) {
 					size_t size = (fork_like ? strtoul(szs[si], NULL, 0) : fault_kib) << 10;
 
-					if (b->fn == b_flip)	/* no region */
+					if (b->fn == b_flip || b->real)	/* no region */
 						size = 0;
 					uint64_t ns = 0;
 					unsigned long ops = 0;

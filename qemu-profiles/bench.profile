@@ -15,4 +15,6 @@ test -c /dev/cowpin && echo "cowpin: /dev/cowpin" || echo "cowpin: absent (forkp
 grep -E "^(MemTotal|MemFree|SwapTotal):" /proc/meminfo
 '
 TEST_GROUPS="bench"
+# cowbench --real: stress-ng and Redis (benchmarks/realwork.h)
+GUEST_INSTALL="stress-ng redis-benchmark redis-check-rdb"
 POLICIES="exclusive"

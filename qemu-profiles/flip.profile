@@ -18,5 +18,7 @@ GUEST_SETUP='
 grep -E "^(MemTotal|MemAvailable):" /proc/meminfo
 '
 TEST_GROUPS="flipstress stap"
+# flipstress's stressng worker runs stress-ng's COW-relevant stressors.
+GUEST_INSTALL="stress-ng"
 # flipstress starts from this policy and flips among all three itself.
 POLICIES="exclusive"

@@ -49,7 +49,7 @@ load_profile() {
 		die "unknown profile '$2'; valid profiles: ${_valid:-none}"
 	fi
 	# shellcheck disable=SC2034 # used by the scripts that source this
-	PROFILE_DESC='' QEMU_ARGS='' KERNEL_CMDLINE='' GUEST_SETUP='' TEST_GROUPS='' POLICIES='' QEMU_DISKS='' RUN_TIMEOUT='' TCG_MODE=''
+	PROFILE_DESC='' QEMU_ARGS='' KERNEL_CMDLINE='' GUEST_SETUP='' TEST_GROUPS='' POLICIES='' QEMU_DISKS='' RUN_TIMEOUT='' TCG_MODE='' GUEST_INSTALL=''
 	# shellcheck disable=SC1090
 	. "$1/$2.profile"
 	: "${POLICIES:=exclusive refcount mapcount}"

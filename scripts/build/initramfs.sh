@@ -55,6 +55,16 @@ if ls "$BUILD/stap/$variant/"*.ko >/dev/null 2>&1 && command -v staprun >/dev/nu
 	install="$install staprun /usr/lib/systemtap/stapio"
 fi
 
+# Host programs the profile's tests run (GUEST_INSTALL), with their
+# libraries; Debian's redis-tools ships the server as redis-check-rdb,
+# which serves when it is called redis-server (as the redis-server
+# package's symlink does).
+for p in $GUEST_INSTALL; do
+	command -v "$p" >/dev/null 2>&1 || die "initramfs $variant-$profile: profile wants $p, which is not installed (make deps)"
+	install="$install $(command -v "$p")"
+done
+case " $GUEST_INSTALL " in *" redis-check-rdb "*) ln -sf redis-check-rdb "$stagedir/usr/bin/redis-server" ;; esac
+
 log="$dir/$variant-$profile.dracut.log"
 if ! dracut --conf /dev/null --confdir "$dir/empty-confdir" -N --no-kernel \
 	--no-early-microcode --no-compress -m bash \

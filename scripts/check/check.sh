@@ -446,6 +446,26 @@ PYEOF
 else notok "bench-compare" "$(echo "$out" | tail -n 1)"; fi
 rm -rf "$bc"
 
+# 16c. the Redis table of a bench report: two boots of made-up BGSAVE samples
+# with Redis's own figures (v.redis_*): each cell the median of the boot
+# medians with their range, the copies the cow_copy_* counters made.
+rb=$(mktemp -d)
+for b in 1 2; do
+	{
+		echo "# made-up boot $b"
+		for r in 1 2 3; do
+			echo "BENCH round=$r warm=0 policy=exclusive bench=redis-thpnever size_kib=0 ops=1 ns=$((1000000 + b * 1000)) unit=bgsave sample_ns=1 v.cow_copy_mapcount=$((300 + b)) v.redis_fork_us=$((900 + b)) v.redis_cow_kib=$((1200 + b)) v.redis_p50_us=100 v.redis_p99_us=$((400 + r)) v.redis_max_us=900 v.redis_rps=5000"
+		done
+	} >"$rb/det-cow-b$b.log"
+done
+printf 'run_id=redis-check\nredis_mib=8\nredis_req=2000\n' >"$rb/meta.env"
+if "${SCIPY_PYTHON:-/usr/bin/python3}" scripts/report/benchstat.py collect "$rb" >"$tmp" 2>&1 &&
+	"${SCIPY_PYTHON:-/usr/bin/python3}" scripts/report/benchstat.py report "$rb" >>"$tmp" 2>&1 &&
+	grep -q -F '| det | cow/exclusive | never | 2 | 1001500 [1001000..1002000] | 302 [301..302] | 902 [901..902] | 1202 [1201..1202] | 100 [100..100] | 402 [402..402] | 900 [900..900] | 5000 [5000..5000] |' "$rb/report.md"; then
+	ok "benchstat: the Redis table (medians of boot medians, their range, copies by the counters)"
+else notok "benchstat: the Redis table" "$(grep -A 3 'Redis BGSAVE' "$rb/report.md" 2>/dev/null | tail -n 1; tail -n 1 "$tmp")"; fi
+rm -rf "$rb"
+
 # 17. scripts/report/results_md.py, the generator of RESULTS.md, on the canned
 # runs of tests/host/results-md: check accepts what write renders (over an
 # older file), and rejects each of three breakages of it; write on a missing

@@ -40,6 +40,10 @@
 #                      instructions), so that timer ticks fall at a random
 #                      phase on every kernel; 0 turns it off
 #   BENCH_LIST         benchmarks, comma-separated, or "all"
+#   BENCH_REAL         real software (stress-ng, Redis; benchmarks/realwork.h):
+#                      "all", "none" (skip them), or names (sng-fork,redis-thpnever)
+#   BENCH_REAL_ROUNDS (3) BENCH_REAL_WARMUP (1)  their rounds
+#   BENCH_REDIS_MIB (64) BENCH_REDIS_REQ (20000)  Redis dataset and SETs
 #   BENCH_SWAP=1       attach a 256 MiB swap disk (swapin benchmark; the
 #                      disk I/O makes det mode non-repeatable)
 #   BENCH_RUN          results directory (default results/bench-<date>-<id>)
@@ -57,7 +61,10 @@ if [ "${QUICK:-0}" = 1 ]; then
 	: "${BENCH_MODES:=det}" "${BENCH_VARIANTS:=cow}" "${BENCH_ROUNDS:=1}"
 	: "${BENCH_WARMUP:=0}" "${BENCH_SIZES:=64}" "${BENCH_FSIZE:=64}" "${BENCH_MINOPS:=64}"
 	: "${BENCH_MINOPS_DET:=64}" "${BENCH_BOOTS:=2}"
+	: "${BENCH_REAL_ROUNDS:=1}" "${BENCH_REAL_WARMUP:=0}" "${BENCH_REDIS_MIB:=8}" "${BENCH_REDIS_REQ:=2000}"
 fi
+: "${BENCH_REAL:=all}" "${BENCH_REAL_ROUNDS:=3}" "${BENCH_REAL_WARMUP:=1}"
+: "${BENCH_REDIS_MIB:=64}" "${BENCH_REDIS_REQ:=20000}"
 : "${BENCH_MODES:=det wall}" "${BENCH_VARIANTS:=cow stock}"
 : "${BENCH_ROUNDS:=15}" "${BENCH_WARMUP:=2}" "${BENCH_SEED:=1}"
 : "${BENCH_SIZES:=256,4096}" "${BENCH_FSIZE:=1024}" "${BENCH_MINOPS:=1024}" "${BENCH_LIST:=all}"
@@ -115,6 +122,9 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "fsize_kib=$BENCH_FSIZE"
 	echo "minops=det $BENCH_MINOPS_DET, wall $BENCH_MINOPS"
 	echo "benches=$BENCH_LIST"
+	echo "real=$BENCH_REAL, $BENCH_REAL_ROUNDS measured + $BENCH_REAL_WARMUP warm-up rounds"
+	echo "redis_mib=$BENCH_REDIS_MIB"
+	echo "redis_req=$BENCH_REDIS_REQ"
 	echo "profile=bench"
 	echo "kconfig=${KCONFIG_BASE:-tinyconfig} + ${FRAGMENTS_BASE:-configs/lean.config}"
 	echo "quick=${QUICK:-0}"
@@ -180,6 +190,8 @@ boot() {
 		_pol="$_pol cowbench.phase=$BENCH_PHASE_DET"
 	fi
 	_cmd="$_cmd cowbench.sizes=$BENCH_SIZES cowbench.fsize=$BENCH_FSIZE cowbench.minops=$_minops cowbench.benches=$BENCH_LIST$_pol"
+	_cmd="$_cmd cowbench.real=$BENCH_REAL cowbench.realrounds=$BENCH_REAL_ROUNDS cowbench.realwarmup=$BENCH_REAL_WARMUP"
+	_cmd="$_cmd cowbench.redismib=$BENCH_REDIS_MIB cowbench.redisreq=$BENCH_REDIS_REQ"
 	{
 		echo "# make bench boot: mode=$_mode variant=$_v boot=$_b seed=$_seed accel=$_accel"
 		echo "# kernel: $_kernel ($(kernel_release "$_obj"))"

@@ -33,7 +33,11 @@ import sys
 FAULT_BENCHES = ("copy", "reuse", "softdirty", "wprt", "thpcopy", "thpreuse",
                  "ksm", "swapin", "gupfp")
 BENCH_ORDER = ("fork", "forkthp", "forkpin", "copy", "reuse", "softdirty",
-               "wprt", "thpcopy", "thpreuse", "ksm", "swapin", "gupfp", "flip")
+               "wprt", "thpcopy", "thpreuse", "ksm", "swapin", "gupfp", "flip",
+               "sng-fork", "sng-vfork", "sng-clone", "sng-mmapfork", "sng-vm",
+               "sng-vm-hugepage", "sng-vm-mergeable", "sng-vm-splice",
+               "sng-madvise", "sng-mremap", "sng-mprotect", "sng-userfaultfd",
+               "redis-thpnever", "redis-thpalways")
 BENCH_DESC = {
     "fork": "fork + child _exit + wait, 4 KiB pages touched (per fork)",
     "forkthp": "fork + child _exit + wait, PMD-mapped THPs (per fork)",
@@ -56,7 +60,17 @@ BENCH_DESC = {
              "clear_refs 4, write every page (per page)",
     "flip": "policy change: one write of vm.cow_policy that changes the "
             "policy, adding or removing a slow-path user (per write)",
+    "redis-thpnever": "Redis 7.0 BGSAVE while redis-benchmark writes, THP never "
+                      "(per BGSAVE; Redis's own figures in the Redis table)",
+    "redis-thpalways": "Redis 7.0 BGSAVE while redis-benchmark writes, THP always "
+                       "(per BGSAVE; Redis's own figures in the Redis table)",
 }
+for _s in BENCH_ORDER:
+    if _s.startswith("sng-"):
+        BENCH_DESC[_s] = "stress-ng --%s, fixed bogo-op count (per bogo op)" % _s[4:]
+REDIS_FIGURES = (("redis_fork_us", "fork µs"), ("redis_cow_kib", "copied KiB"),
+                 ("redis_p50_us", "p50 µs"), ("redis_p99_us", "p99 µs"),
+                 ("redis_max_us", "max µs"), ("redis_rps", "SET/s"))
 POLICY_ORDER = ("exclusive", "refcount", "mapcount")
 COPY_COUNTERS = ("cow_copy_mapcount", "cow_copy_refcount", "cow_copy_ksm",
                  "cow_copy_swap", "cow_copy_locked")
@@ -522,7 +536,7 @@ def report(run):
     P("| --- | --- |")
     for k in ("date", "project_commit", "series_hash", "qemu", "host_cpu",
               "host_cpus", "host_kernel", "profile", "kconfig", "rounds", "warmup", "seed",
-              "boots_det", "boots_wall",
+              "boots_det", "boots_wall", "real",
               "sizes_kib", "fsize_kib", "minops", "benches", "elapsed_s"):
         P("| %s | %s |" % (k, meta.get(k, "")))
     for v in variants:
@@ -629,6 +643,41 @@ def report(run):
             P("| %s | %s | %dK | %.3f | %.0f | %s |" % (
                 k[0], col_label(k[1], k[4]), k[3], copies / max(1, sum(r["ops"] for r in rows)),
                 copies / (ns / 1e9) if ns else 0, why))
+        P("")
+
+    # ---- Redis: its own figures ---------------------------------------------
+    rk = [k for k in keys if k[2].startswith("redis-")]
+    if rk:
+        P("## Redis BGSAVE under a write load")
+        P("")
+        P("Redis 7.0 with a %s MiB dataset forks for BGSAVE while redis-benchmark "
+          "writes (%s); the figures are Redis's own (latest_fork_usec, "
+          "rdb_last_cow_size) and redis-benchmark's (latency percentiles and "
+          "SET/s over the whole write load), each the median of the boots' "
+          "medians (boots in brackets: min..max of the boot medians). BGSAVE is "
+          "guest time from the command to the child's end (det mode: "
+          "instructions); copies: the kernel's cow_copy_* decisions during it." % (
+              meta.get("redis_mib", "?"), "%s SETs of 1 KiB, 4 clients" % meta.get("redis_req", "?")))
+        P("")
+        P("| mode | kernel/policy | THP | boots | BGSAVE | copies | %s |" %
+          " | ".join(t for _, t in REDIS_FIGURES))
+        P("| --- | --- | --- | ---: | ---: | ---: | %s |" % " | ".join("---:" for _ in REDIS_FIGURES))
+        for k in rk:
+            rows = cs[k]
+
+            def bm(f):
+                by = {}
+                for r in rows:
+                    by.setdefault(r.get("boot", 1), []).append(f(r))
+                v = [median(x) for x in by.values()]
+                return "%s [%s..%s]" % (fmt(median(v)), fmt(min(v)), fmt(max(v))) \
+                    if len(v) > 1 else fmt(v[0])
+            cells_ = [bm(lambda r: r["ns_per_op"]),
+                      bm(lambda r: sum(r.get(c, 0) or 0 for c in COPY_COUNTERS))]
+            cells_ += [bm(lambda r, f=f: r.get(f, 0) or 0) for f, _ in REDIS_FIGURES]
+            P("| %s | %s | %s | %d | %s |" % (k[0], col_label(k[1], k[4]), k[2][9:],
+                                             len({r.get("boot", 1) for r in rows}),
+                                             " | ".join(cells_)))
         P("")
 
     # ---- one table per benchmark --------------------------------------------

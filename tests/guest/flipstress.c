@@ -41,6 +41,11 @@
  *             child, then a parent write: the unshare (GUP COW break)
  *             path; the child keeps its snapshot, the device reads the
  *             snapshot or the write.
+ *   stressng  stress-ng 0.15 (a program nobody here wrote) runs a mix of
+ *             its COW-relevant stressors with --verify, a few seconds at a
+ *             time: fork, vfork, mmapfork, vm (all methods), vm-splice,
+ *             madvise, mremap, mprotect, userfaultfd; an op is one run
+ *             that exited 0 (every stressor passed its own checks).
  *
  * At the end: no worker saw corruption, nr_foll_pin_acquired ==
  * nr_foll_pin_released (after vm.stat_refresh), MemAvailable (plus the
@@ -81,9 +86,9 @@
 #define MEM_TOL_KB	(24 * 1024)
 
 enum { W_FORK, W_THP, W_PIN, W_VMSPLICE, W_ODIRECT, W_CLEARREFS, W_UFFD,
-	W_KSM, W_SWAP, W_ROPIN, NR_W };
+	W_KSM, W_SWAP, W_ROPIN, W_STRESSNG, NR_W };
 static const char *wname[NR_W] = { "fork", "thp", "pin", "vmsplice",
-	"odirect", "clearrefs", "uffd", "ksm", "swap", "ropin" };
+	"odirect", "clearrefs", "uffd", "ksm", "swap", "ropin", "stressng" };
 
 struct shared {
 	volatile int stop;
@@ -848,9 +853,60 @@ static void w_ropin(int w, uint64_t rs)
 	close(fd);
 }
 
+static void w_stressng(int w, uint64_t rs)
+{
+	static const char out[] = "/tmp/flipstress-stressng.out";
+	char secs[16], line[256], last[3][256] = { "", "", "" };
+	int st, n = 0;
+
+	(void)rs;
+	if (access("/usr/bin/stress-ng", X_OK))
+		wskip(w, "no /usr/bin/stress-ng (profile GUEST_INSTALL)");
+	while (running()) {
+		double left = deadline - now();
+		pid_t pid;
+		FILE *f;
+
+		snprintf(secs, sizeof(secs), "%d", left > 6 ? 5 : left > 2 ? (int)left - 1 : 1);
+		pid = fork();
+		if (pid < 0)
+			wfail(w, "fork: %s", strerror(errno));
+		if (!pid) {
+			int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+			if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+				_exit(126);
+			execl("/usr/bin/stress-ng", "stress-ng", "--verify", "--timeout", secs,
+			      "--temp-path", "/tmp", "--fork", "1", "--vfork", "1",
+			      "--mmapfork", "1", "--vm", "1", "--vm-bytes", "16m",
+			      "--vm-method", "all", "--vm-splice", "1",
+			      "--madvise", "1", "--mremap", "1", "--mremap-bytes", "4m",
+			      "--mprotect", "1", "--userfaultfd", "1",
+			      "--userfaultfd-bytes", "4m", (char *)NULL);
+			_exit(127);
+		}
+		if (waitpid(pid, &st, 0) != pid)
+			wfail(w, "waitpid: %s", strerror(errno));
+		if (WIFEXITED(st) && !WEXITSTATUS(st)) {
+			sh->ops[w]++;
+			continue;
+		}
+		/* The last lines of its output say which stressor failed. */
+		f = fopen(out, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(last[n++ % 3], sizeof(last[0]), "%s", line);
+		}
+		if (f)
+			fclose(f);
+		wfail(w, "stress-ng run %ld: status 0x%x: %s | %s | %s", sh->ops[w] + 1, st,
+		      last[n % 3], last[(n + 1) % 3], last[(n + 2) % 3]);
+	}
+}
+
 typedef void (*worker_fn)(int, uint64_t);
 static const worker_fn wfn[NR_W] = { w_fork, w_thp, w_pin, w_vmsplice,
-	w_odirect, w_clearrefs, w_uffd, w_ksm, w_swap, w_ropin };
+	w_odirect, w_clearrefs, w_uffd, w_ksm, w_swap, w_ropin, w_stressng };
 
 /* ---- the policy: flippers, reader, log checker ----------------------- */
 
