@@ -404,7 +404,8 @@ bench-repeatability:
 # make bench-distro: the cow and stock kernels built from Debian's own
 # configuration of 6.1 (package linux-config-6.1; modules off, then
 # configs/distro.config) in $(DISTRO_BUILD), the same tree, then make bench
-# on them (det mode, DISTRO_BOOTS boots) -> results/bench-distro-*/. No
+# on them (det mode, DISTRO_BOOTS boots, the fault and fork benchmarks:
+# BENCH_REAL=all adds the real software) -> results/bench-distro-*/. No
 # systemtap modules: without debug information there is nothing to probe.
 DISTRO_CONFIG ?= /usr/src/linux-config-6.1/config.amd64_none_amd64.xz
 DISTRO_BUILD  ?= $(BUILD)/distro
@@ -414,6 +415,7 @@ bench-distro: | $(DEPS_RAN)
 	@$(MAKE) --no-print-directory bench BUILD=$(DISTRO_BUILD) KSRC=$(KSRC) STOCK_TREE=$(STOCK_TREE) \
 		KCONFIG_BASE=$(DISTRO_CONFIG) FRAGMENTS_BASE=configs/distro.config STAP_VARIANTS= \
 		BENCH_MODES="$(or $(BENCH_MODES),det)" BENCH_BOOTS=$(DISTRO_BOOTS) BENCH_COMMAND="make bench-distro" \
+		BENCH_REAL="$(or $(BENCH_REAL),none)" \
 		BENCH_RUN=$(or $(BENCH_RUN),$(RESULTS)/bench-distro-$(RUN_ID)-$(shell git rev-parse --short=7 HEAD 2>/dev/null || echo nogit))
 
 test-harness-failures:
