@@ -265,24 +265,33 @@ struct acc {
 	long long d[MAXV];
 };
 
+/* Add d to the accumulated delta called name (a new one starts at 0). */
+static void acc_put(struct acc *acc, const char *name, long long d)
+{
+	int j;
+
+	for (j = 0; j < acc->n; j++)
+		if (!strcmp(acc->name[j], name))
+			break;
+	if (j == acc->n) {
+		if (acc->n == MAXV)
+			return;
+		snprintf(acc->name[j], sizeof(acc->name[0]), "%s", name);
+		acc->d[j] = 0;
+		acc->n++;
+	}
+	acc->d[j] += d;
+}
+
 static void acc_add(struct acc *acc, const struct sample *s)
 {
 	for (int i = 0; i < s->b.n; i++) {
-		int j;
+		long long d = 0;
 
-		for (j = 0; j < acc->n; j++)
-			if (!strcmp(acc->name[j], s->b.name[i]))
-				break;
-		if (j == acc->n) {
-			if (acc->n == MAXV)
-				continue;
-			memcpy(acc->name[j], s->b.name[i], sizeof(acc->name[0]));
-			acc->d[j] = 0;
-			acc->n++;
-		}
 		for (int k = 0; k < s->a.n; k++)
 			if (!strcmp(s->a.name[k], s->b.name[i]))
-				acc->d[j] += (long long)(s->b.val[i] - s->a.val[k]);
+				d += (long long)(s->b.val[i] - s->a.val[k]);
+		acc_put(acc, s->b.name[i], d);
 	}
 }
 

@@ -235,23 +235,6 @@ static int bench_csv(const char *path, double v[7])
 			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) == 7 ? 0 : -1;
 }
 
-static void acc_put(struct acc *acc, const char *name, long long d)
-{
-	int j;
-
-	for (j = 0; j < acc->n; j++)
-		if (!strcmp(acc->name[j], name))
-			break;
-	if (j == acc->n) {
-		if (acc->n == MAXV)
-			return;
-		snprintf(acc->name[j], sizeof(acc->name[0]), "%s", name);
-		acc->d[j] = 0;
-		acc->n++;
-	}
-	acc->d[j] += d;
-}
-
 static const char *b_redis(const struct bench *b, size_t size, int reps,
 			   uint64_t *ns, unsigned long *ops, struct acc *acc)
 {
