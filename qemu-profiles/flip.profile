@@ -6,12 +6,11 @@ PROFILE_DESC="flip: pin + swap + O_DIRECT disk, for the flip stress"
 FEATURES="pin swap thp ksm"
 THP_ENABLED=madvise
 QEMU_ARGS="-smp 2 -m 2G"
-# flipstress flips vm.cow_policy, a static key, every few ms on two vCPUs.
-# Multi-threaded TCG before QEMU 8.1 can then run a stale translated block
-# and trap on an int3 that is no longer a patch site (make stall-probe:
-# the unpatched kernel hangs the same way with a tracepoint key), so
-# under TCG this profile runs single-threaded; with KVM it does not matter.
-TCG_MODE=tcg-single
+# flipstress flips vm.cow_policy every few ms on two vCPUs. The policy's
+# slow path is an atomic count, not a static key, so a flip patches no
+# kernel text and multi-threaded TCG is safe even before QEMU 8.1 (while
+# it was a key, such a QEMU ran stale translated blocks and trapped on
+# int3s that were no longer patch sites: make stall-probe). No TCG_MODE.
 QEMU_DISKS="swap:256M odirect:16M"
 KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7"
 GUEST_SETUP='
