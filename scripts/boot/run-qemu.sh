@@ -177,6 +177,12 @@ if [ -n "$reasons" ]; then
 	record fail "run $name"
 	echo "fail $reasons" >"$rdir/$name.status"
 	echo "FAILED: $reasons, log: $log"
+	# A hung or stalled guest: say where, in the output itself (a CI log
+	# may be all a reader gets): scripts/boot/hang-where.sh.
+	case "$rc $trouble" in
+	124\ * | 137\ * | *stall* | *LOCKUP* | *lockup*)
+		"$top/scripts/boot/hang-where.sh" "$log" "$obj" | sed 's/^/  /' ;;
+	esac
 	stage "run $name" "FAILED (accel $accel, log: $log)" "$start"
 	exit 1
 fi

@@ -650,6 +650,19 @@ if python3 scripts/report/stall_report.py "$sr" >/dev/null 2>&1 &&
 else notok "stall_report on tests/host/stall-run" "$(tail -n 3 "$sr/report.md" 2>/dev/null)"; fi
 rm -rf "$sr"
 
+# 24. scripts/boot/hang-where.sh says, for a failed run's output, which test
+# a hung guest was running and where its stalled CPU was (the canned
+# stall tests/host/logs/bad-rcu-stall-trace.log), and finds nothing in a
+# clean log.
+hw=$(scripts/boot/hang-where.sh tests/host/logs/bad-rcu-stall-trace.log /nonexistent)
+hw_clean=$(scripts/boot/hang-where.sh tests/host/logs/clean-boot.log /nonexistent | grep -c '^stall:')
+case "$hw" in
+"running: # policy=mapcount test=sysctl"*"stall: RIP: 0010:do_wp_page+0x17f/0x5a0"*"stall:    __handle_mm_fault+0x5f1/0x9a0"*)
+	if [ "$hw_clean" = 0 ]; then ok "hang-where: the test and the stalled RIP and call trace of a canned stall, nothing for a clean log"
+	else notok "hang-where on clean-boot.log" "$hw_clean stall lines"; fi ;;
+*) notok "hang-where on bad-rcu-stall-trace.log" "$(printf '%s\n' "$hw" | head -n 3 | tr '\n' '|')" ;;
+esac
+
 echo "$pass passed, $fail failed, $skip skipped"
 if [ $fail = 0 ]; then
 	stage "check" "ok ($pass passed, $skip skipped)" "$start"
