@@ -357,8 +357,9 @@ critical-path:
 # RESULTS.md (committed) from run directories: make report RUN="<test run>
 # <bench run> <mutants run>"; make check validates the committed file.
 report:
-	@test -n "$(RUN)" || { echo 'usage: make report RUN="<results dir>..."' >&2; exit 1; }
-	@python3 scripts/report/results_md.py write RESULTS.md $(RUN) && python3 scripts/report/results_md.py check RESULTS.md
+	@test -n "$(RUN)$(ADD)" || { echo 'usage: make report RUN="<results dir>..." (a new RESULTS.md) or ADD="<results dir>..." (into the committed one)' >&2; exit 1; }
+	@test -z "$(RUN)" -o -z "$(ADD)" || { echo 'make report: RUN= writes a new RESULTS.md, ADD= adds to it: give one' >&2; exit 1; }
+	@python3 scripts/report/results_md.py $(if $(ADD),add RESULTS.md $(ADD),write RESULTS.md $(RUN)) && python3 scripts/report/results_md.py check RESULTS.md
 
 # Under make test, check waits for the tree: checkpatch and the copies kept
 # both here and in the tree need it (alone it skips those, naming why).

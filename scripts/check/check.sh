@@ -499,6 +499,18 @@ rmd_bad "a provenance line with an empty commit" "has an empty commit" \
 	'!d && /^Run: /{sub(/ · commit: [^·]* · /, " · commit:  · "); d=1} 1'
 rmd_bad "a table with a ragged row" "6 columns, the table of line [0-9]* has 5" \
 	'f{$0 = $0 " x |"; f=0; d=1} !d && /^\| --- /{f=1} 1'
+# add: into a file of two runs, a soak (after the tests, at the end) and
+# one of its runs again (replaced in place, not doubled); on a run that is
+# not there, exit 2 and the file as it was.
+if rmd write "$rm_/A.md" "$rmc/20260102-030405" "$rmc/stall-20260102-060708" >"$tmp" 2>&1 &&
+	rmd add "$rm_/A.md" "$rmc/soak-20260102-070809" "$rmc/20260102-030405" >"$tmp" 2>&1 &&
+	rmd check "$rm_/A.md" >"$tmp" 2>&1 &&
+	grep -q ': 3 sections, runs: 20260102-030405 stall-20260102-060708 soak-20260102-070809$' "$tmp" &&
+	grep -q "make report RUN=\"$rmc/20260102-030405 $rmc/stall-20260102-060708 $rmc/soak-20260102-070809\"" "$rm_/A.md" &&
+	cp "$rm_/A.md" "$rm_/A0.md" && ! rmd add "$rm_/A.md" "$rm_/no-such-run" >/dev/null 2>&1 &&
+	cmp -s "$rm_/A.md" "$rm_/A0.md"; then
+	ok "results_md: add puts a new run after the others, replaces a run it has, and refuses a missing one untouched"
+else notok "results_md: add" "$(tail -n 1 "$tmp")"; fi
 mkdir "$rm_/empty"
 for rmd_dir in "$rm_/no-such-run" "$rm_/empty"; do
 	echo old >"$rm_/keep.md"
