@@ -154,6 +154,7 @@ help:
 	@echo '  make stap [VARIANT= SCRIPT=]   compile benchmarks/stap/*.stp for the guest kernel'
 	@echo '  make trace PROFILE= POLICY= SCRIPT= [WORKLOAD=]   a stap script live around a guest workload'
 	@echo '  make soak DURATION=<min> [VARIANT=debug]   the flip stress (flipstress) for that long'
+	@echo '  make report RUN="<dirs>" | ADD="<dirs>"   write RESULTS.md from runs, or add runs to it'
 	@echo '  make stall-probe [STALL_REPEAT=3]   a static key flipped every 2 ms, per kernel and TCG mode'
 	@echo '  make code-size [CODE_SIZE="stock cow"]   bloat-o-meter between two built kernels'
 	@echo '  make clean       remove results, guest programs, initramfs images'
