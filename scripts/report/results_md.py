@@ -380,9 +380,8 @@ def add(out, new_dirs):
     old_dirs = m.group(1).split() if m else []
     runs = re.findall(r'^- `[^`]+`.*$', head, re.M)
     sections = []  # [run id, command, lines]
-    for sec in ('## ' + rest).split('\n## '):
-        sec = sec if sec.startswith('## ') else '## ' + sec
-        lines = sec.rstrip('\n').split('\n') + ['']
+    for sec in rest.split('\n## '):
+        lines = ('## ' + sec).rstrip('\n').split('\n') + ['']
         prov = next(parse_prov(l) for l in lines if l.startswith('Run:'))
         sections.append([prov['run'], prov['command'], lines])
     dirs = list(old_dirs)
@@ -394,9 +393,8 @@ def add(out, new_dirs):
         if at:
             sections[at[0]] = [run, cmd, lines]
             runs = [entry if r.startswith('- `%s`:' % run) else r for r in runs]
-            dirs = [d if os.path.basename(x) == os.path.basename(d) else x for x in dirs]
-            if d not in dirs:
-                dirs.append(d)
+            old = [x for x in dirs if os.path.basename(x) == os.path.basename(d)]
+            dirs = [d if x in old else x for x in dirs] + ([] if old else [d])
             continue
         same = [i for i, sec in enumerate(sections) if sec[1] == cmd]
         sections.insert(same[-1] + 1 if same else len(sections), [run, cmd, lines])
