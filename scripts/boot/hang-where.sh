@@ -37,7 +37,7 @@ fi
 vml=$obj/vmlinux
 if [ -f "$vml" ] && grep -q '^CONFIG_JUMP_LABEL=y' "$obj/.config" 2>/dev/null; then
 	python3 "$top/scripts/report/jump_sites.py" "$vml" "$log" 2>&1 |
-		awk '/^RIP / { if (++n <= 8) print "cpu: " $2 " " $4 " (seen " $5 "x)"; next }
+		awk '/^RIP / { if (++n <= 8) print "cpu: " $2 " " $4 " (seen " $5 "x)" ($6 ? " " $6 : ""); next }
 		{ print "cpu: " $0 }'
 fi
 exit 0

@@ -15,8 +15,9 @@ the int3 was taken at, from the word on top of its stack (qemu.sh dumps
 it): "int3-from:SYMBOL+0xOFF".
 
 Prints one line per distinct RIP:
-  RIP SYMBOL+0xOFF ADDRESS site|not-a-site COUNT
-and a last line "sites=N rips=M". jump_sites.py --list VMLINUX prints the
+  RIP SYMBOL+0xOFF ADDRESS site|not-a-site COUNT [key=KEY+0xOFF]
+with the static key a site's jump_entry names (a tracepoint's key is
+__tracepoint_NAME+0x8), and a last line "sites=N rips=M". jump_sites.py --list VMLINUX prints the
 patch sites' addresses instead. Exit 1 on bad input.
 """
 import re
@@ -30,18 +31,20 @@ def die(msg):
 
 
 def symbols(vmlinux):
-    """({name: address}, sorted [(address, name)] of the text symbols)."""
+    """({name: address}, sorted [(address, name)] of the text symbols,
+    sorted [(address, name)] of all symbols)."""
     out = subprocess.run(["nm", vmlinux], capture_output=True, text=True)
     if out.returncode:
         die("nm %s failed: %s" % (vmlinux, out.stderr.strip()))
-    syms, text = {}, []
+    syms, text, every = {}, [], []
     for line in out.stdout.splitlines():
         f = line.split()
         if len(f) == 3:
             syms.setdefault(f[2], int(f[0], 16))
+            every.append((int(f[0], 16), f[2]))
             if f[1] in "tT":
                 text.append((int(f[0], 16), f[2]))
-    return syms, sorted(text)
+    return syms, sorted(text), sorted(every)
 
 
 def symbolize(text, addr):
@@ -78,23 +81,24 @@ def jump_sites(vmlinux, syms):
             break
     else:
         die("no section of %s holds the __jump_table" % vmlinux)
-    sites = set()
+    sites = {}
     for i in range(0, len(data) - 15, 16):
-        code, _target, _key = struct.unpack_from("<iiq", data, i)
-        sites.add(start + i + code)
+        code, _target, key = struct.unpack_from("<iiq", data, i)
+        # The key is relative to its own field; its low two bits are flags.
+        sites[start + i + code] = (start + i + 8 + key) & ~3
     return sites
 
 
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--list":
-        syms, _ = symbols(sys.argv[2])
+        syms, _, _ = symbols(sys.argv[2])
         for a in sorted(jump_sites(sys.argv[2], syms)):
             print("%x" % a)
         return
     if len(sys.argv) < 3:
         die("usage: jump_sites.py VMLINUX LOG... | --list VMLINUX")
     vmlinux = sys.argv[1]
-    syms, text_syms = symbols(vmlinux)
+    syms, text_syms, all_syms = symbols(vmlinux)
     sites = jump_sites(vmlinux, syms)
     rips, int3_from = {}, {}
     for log in sys.argv[2:]:
@@ -132,8 +136,12 @@ def main():
         addr = int3_from.get((sym, off), base + off if base is not None else None)
         site = addr in sites
         n_site += site
-        print("RIP %s+0x%x %s %s %d" % (sym, off, "%x" % addr if addr else "?",
-                                         "site" if site else "not-a-site", count))
+        key = ""
+        if site:
+            kname, koff = symbolize(all_syms, sites[addr])
+            key = " key=%s+0x%x" % (kname, koff) if kname else " key=%x" % sites[addr]
+        print("RIP %s+0x%x %s %s %d%s" % (sym, off, "%x" % addr if addr else "?",
+                                           "site" if site else "not-a-site", count, key))
     print("sites=%d rips=%d" % (n_site, len(rips)))
 
 
