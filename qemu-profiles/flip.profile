@@ -12,7 +12,12 @@ QEMU_ARGS="-smp 2 -m 2G"
 # it was a key, such a QEMU ran stale translated blocks and trapped on
 # int3s that were no longer patch sites: make stall-probe). No TCG_MODE.
 QEMU_DISKS="swap:256M odirect:16M"
-KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7"
+# trace_event=cow:cow_policy_change: the event the sysctl and flipstress test reads is on
+# from boot, before the secondary CPUs start. A test that switched it on
+# would patch kernel text (the event's key, and sched_switch's for ftrace's
+# comm recording), which hung multi-threaded TCG in QEMU 7.2 (README,
+# Known problems).
+KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7 trace_event=cow:cow_policy_change"
 GUEST_SETUP='
 grep -E "^(MemTotal|MemAvailable):" /proc/meminfo
 '

@@ -203,6 +203,21 @@ const char *cow_policy_now(void)
 	return name;
 }
 
+bool trace_event_on(const char *event)
+{
+	char path[160], c = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/enable", event);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c == '1';
+}
+
 /* One write() of buf at offset 0; returns 0 or -errno. */
 int cow_policy_write(const char *buf, size_t len)
 {

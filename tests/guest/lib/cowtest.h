@@ -69,6 +69,18 @@ bool cow_policy_expected(void);
 int cow_policy_write(const char *buf, size_t len);
 
 /*
+ * Whether the trace event "system/event" is on.  The tests that read
+ * cow:cow_policy_change need it on from boot (trace_event= in the
+ * profile's KERNEL_CMDLINE) and never switch it themselves: turning an
+ * event on patches kernel text (its tracepoint's static key, and
+ * sched_switch's for ftrace's comm recording), and multi-threaded TCG in
+ * QEMU before 8.1 can then run a stale translated block and hang the
+ * guest (README, Known problems).  Boot-time events are switched on
+ * before the secondary CPUs come up.
+ */
+bool trace_event_on(const char *event);
+
+/*
  * A private anonymous mapping of len bytes, filled with c, kept out of THP
  * (MADV_NOHUGEPAGE) so that every write fault is a PTE-level decision.
  */
