@@ -19,7 +19,8 @@ set -u
 log=$1 obj=$2
 top=$(cd "$(dirname "$0")/../.." && pwd)
 [ -f "$log" ] || { echo "hang-where: no log $log"; exit 0; }
-pat='self-detected stall|detected stalls on CPUs|soft lockup|hard LOCKUP|blocked for more than'
+# The hang kinds are scan-log.sh's (one list); none is a regex character.
+pat=$("$top/scripts/boot/scan-log.sh" --hang-kinds | paste -s -d '|')
 first=$(grep -n -E -m 1 "$pat" "$log" | cut -d: -f1)
 before=$(head -n "${first:-999999}" "$log" | grep -v -E '^\[ *[0-9]+\.[0-9]+\]')
 running=$(printf '%s\n' "$before" | grep '^# policy=' | tail -n 1 | cut -c1-160)

@@ -183,10 +183,11 @@ if [ -n "$reasons" ]; then
 	echo "FAILED: $reasons, log: $log"
 	# A hung or stalled guest: say where, in the output itself (a CI log
 	# may be all a reader gets): scripts/boot/hang-where.sh.
-	case "$rc $trouble" in
-	124\ * | 137\ * | *stall* | *LOCKUP* | *lockup*)
-		"$top/scripts/boot/hang-where.sh" "$log" "$obj" | sed 's/^/  /' ;;
-	esac
+	# ($trouble is scan-log.sh's output, which quotes each kind it found.)
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ] ||
+		printf '%s\n' "$trouble" | grep -q -F -- "$("$top/scripts/boot/scan-log.sh" --hang-kinds)"; then
+		"$top/scripts/boot/hang-where.sh" "$log" "$obj" | sed 's/^/  /'
+	fi
 	stage "run $name" "FAILED (accel $accel, log: $log)" "$start"
 	exit 1
 fi
