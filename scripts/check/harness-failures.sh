@@ -24,7 +24,7 @@ for mode in panic hang warn notrace; do
 	hang) expect='timeout after' t=${HANG_TIMEOUT:-60} ;;
 	warn) expect="'WARNING:'" t=$TIMEOUT ;;
 	# The last trace_event= wins: an empty one turns the profile's off.
-	notrace) expect='1 tests failed' t=$TIMEOUT profile=bootparam selftest= extra=trace_event= ;;
+	notrace) expect='1 tests failed' t=$TIMEOUT profile=bootparam selftest='' extra=trace_event= ;;
 	esac
 	echo "---- $([ "$mode" = notrace ] && echo "EXTRA_CMDLINE=$extra" || echo "HARNESS_SELFTEST=$mode"): this run must FAIL ----"
 	out=$(RUN_NAME=cow-$profile-$mode HARNESS_SELFTEST=$selftest EXTRA_CMDLINE=$extra TIMEOUT=$t \
