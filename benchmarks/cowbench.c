@@ -617,7 +617,7 @@ static const struct bench benches[] = {
 	SNG("vm-hugepage", "--vm 1 --vm-bytes 8m --vm-ops 4 --vm-madvise hugepage"),
 	SNG("vm-mergeable", "--vm 1 --vm-bytes 8m --vm-ops 4 --vm-madvise mergeable"),
 	SNG("vm-splice", "--vm-splice 1 --vm-splice-ops 256"),
-	SNG("madvise", "--madvise 1 --madvise-ops 16"),
+	SNG("madvise", "--madvise 1 --madvise-ops 4"),
 	SNG("mremap", "--mremap 1 --mremap-ops 8 --mremap-bytes 2m"),
 	SNG("mprotect", "--mprotect 1 --mprotect-ops 256"),
 	SNG("userfaultfd", "--userfaultfd 1 --userfaultfd-ops 256 --userfaultfd-bytes 256k"),
