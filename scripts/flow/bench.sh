@@ -241,24 +241,38 @@ boot() {
 	stage "bench $_mode/$_v boot $_b" "ok (accel $_accel, seed $_seed, $(grep -c '^ *BENCH ' "$_log") samples)" "$_t"
 }
 
+# The det boots that have ended (see the pool below).
+count_done() {
+	_n=0
+	for _f in "$run"/.det-done-*; do [ -e "$_f" ] && _n=$((_n + 1)); done
+	echo "$_n"
+}
+
 fail=0
 for m in $BENCH_MODES; do
 	if [ "$m" = det ]; then
 		# The deterministic guest's results do not depend on host speed:
-		# its boots may share the host's CPUs, BENCH_JOBS at a time.
-		pids="" n=0 b=1
-		while [ "$b" -le "$BENCH_BOOTS" ]; do
-			for v in $BENCH_VARIANTS $det_extra; do
-				boot det "$v" "$b" &
-				pids="$pids $!" n=$((n + 1))
-				if [ "$n" -ge "$BENCH_JOBS" ]; then
-					for p in $pids; do wait "$p" || fail=1; done
-					pids="" n=0
-				fi
+		# its boots share the host's CPUs, a pool of BENCH_JOBS where the
+		# next boot starts as soon as any ends (a boot of cow, every
+		# policy and the real software, takes several of stock or cowx).
+		# Longest first: every boot of the first kernel, then the next.
+		# Each boot leaves its exit status in .det-done-<kernel>-<boot>.
+		started=0
+		for v in $BENCH_VARIANTS $det_extra; do
+			b=1
+			while [ "$b" -le "$BENCH_BOOTS" ]; do
+				while [ "$((started - $(count_done)))" -ge "$BENCH_JOBS" ]; do sleep 1; done
+				{ (boot det "$v" "$b"); echo $? >"$run/.det-done-$v-$b"; } &
+				started=$((started + 1))
+				b=$((b + 1))
 			done
-			b=$((b + 1))
 		done
-		for p in $pids; do wait "$p" || fail=1; done
+		wait
+		[ "$(count_done)" = "$started" ] || fail=1
+		for f in "$run"/.det-done-*; do
+			[ "$(cat "$f" 2>/dev/null)" = 0 ] || fail=1
+			rm -f "$f"
+		done
 	else
 		# Wall mode: one boot at a time, the kernels alternating, so
 		# that a slow spell of the host does not fall on one kernel.
