@@ -131,6 +131,9 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "profile=bench"
 	echo "kconfig=${KCONFIG_BASE:-tinyconfig} + ${FRAGMENTS_BASE:-configs/lean.config}"
 	echo "quick=${QUICK:-0}"
+	# Seconds from the start to here: the builds (make images), or next to
+	# nothing when everything was built.
+	echo "build_s=$(($(now) - begin))"
 	for v in $BENCH_VARIANTS; do
 		obj=$(kobj "$v")
 		echo "kernel_$v=$(kernel_release "$obj")$([ "$(kname "$v")" = "$v" ] || echo " (benchmark variant $(kname "$v"))")"

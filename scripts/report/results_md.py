@@ -234,13 +234,21 @@ def bench_section(d):
     run, L = provenance(d, env, 'make bench', env.get('project_commit') or 'unknown (not in meta.env)')
     L += ['**QUICK smoke run: not a measurement.**', ''] if env.get('quick') == '1' else []
     how = ', '.join('%s %s' % (k, env[k]) for k in ('kconfig', 'rounds', 'warmup', 'sizes_kib', 'seed', 'boots_det', 'boots_wall',
-                                                      'qemu', 'host_cpu', 'host_cpus') if env.get(k))
+                                                      'real', 'qemu', 'host_cpu', 'host_cpus') if env.get(k))
     L += ['Produced by `%s`%s.' % (env.get('command', 'make bench'), how and ': ' + how), '']
+    if env.get('elapsed_s', '').isdigit():
+        s, b = int(env['elapsed_s']), env.get('build_s', '')
+        L += ['Wall time: %d min %02d s from the start of `make bench`%s.' % (
+            s // 60, s % 60, ', of which %d min %02d s building' % (int(b) // 60, int(b) % 60)
+            if b.isdigit() else ' (builds included when it built)'), '']
     over = [t for _, t in tables_under(report, r'## Framework overhead')]
     L += embed('Framework overhead: cow kernel (exclusive) against unpatched 6.1', over) or [
         'No overhead table: the run has no unpatched (stock) kernel to compare with.', '']
     L += embed('False-positive COW under concurrent GUP',
                [t for _, t in tables_under(report, r'## False-positive')])
+    L += embed('Redis BGSAVE under a write load (Redis\'s own figures, medians of the boot medians '
+               '[min..max of the boot medians])',
+               [t for _, t in tables_under(report, r'## Redis BGSAVE')])
     L += ['### Summary', ''] + summary_tables(d, summary) if summary else []
     # make bench-compare A=<run> B=<this run> leaves compare-<A>.txt here.
     for f in sorted(glob.glob(os.path.join(d, 'compare-*.txt'))):
