@@ -483,8 +483,11 @@ if rmd write "$rm_/R.md" "$rmc/20260102-030405" "$rmc/20251231-235959" \
 	grep -q -x -F 'Run: stall-20260102-060708 · date: 2026-01-02T06:07:08Z · kernel: 6.1.0+ (cow stock) · commit: 0123456789abcdef0123456789abcdef01234567 · accelerator: tcg, tcg-single · command: make stall-probe' "$rm_/R.md" &&
 	grep -q -x -F 'Run: 20251231-235959 · date: 2025-12-31T23:59:59 · kernel: 6.1.0+ (stock) · commit: unknown (run predates meta.env) · accelerator: tcg · command: make test' "$rm_/R.md" &&
 	grep -q -x -F '**QUICK smoke run: not a measurement.**' "$rm_/R.md" &&
+	grep -q -x -F 'Wall time: 12 min 05 s from the start of `make bench`, of which 1 min 01 s building.' "$rm_/R.md" &&
+	grep -q '^### Redis BGSAVE under a write load' "$rm_/R.md" &&
+	grep -q -F '| det | cow/exclusive | never | 2 | 1000 [990..1010] |' "$rm_/R.md" &&
 	grep -q -x -F '### Against bench-20260101-000000-0000000 (make bench-compare, compare-bench-20260101-000000-0000000.txt)' "$rm_/R.md"; then
-	ok "results_md: check accepts what write renders from a test, an old test, a bench (with a bench-compare), a mutants, a stall-probe and a soak run"
+	ok "results_md: check accepts what write renders from a test, an old test, a bench (with a bench-compare, its Redis table and wall time), a mutants, a stall-probe and a soak run"
 else notok "results_md: write, then check" "$(tail -n 1 "$tmp")"; fi
 rmd_bad() { # WHAT WANT-OUTPUT AWK-PROGRAM: check rejects R.md broken by AWK-PROGRAM
 	awk "$3" "$rm_/R.md" >"$rm_/bad.md"
