@@ -126,7 +126,7 @@ endif
 
 .PHONY: help deps tree export kernel driver guest initramfs images run test test-graph check \
 	check-series check-series-quick test-mutants shell soak bench bench-report bench-compare \
-	bench-repeatability bench-distro test-harness-failures test-bad-input stap trace report manifest fanout judge compare-runs critical-path stall-probe stall-report code-size print-build-targets clean distclean
+	bench-repeatability bench-distro bench-insn test-harness-failures test-bad-input stap trace report manifest fanout judge compare-runs critical-path stall-probe stall-report code-size print-build-targets clean distclean
 
 help:
 	@echo 'cow-policy targets:'
@@ -135,6 +135,7 @@ help:
 	@echo '  make bench-report RUN=<dir>       re-render report.md, plots, summary from raw data'
 	@echo '  make bench-compare A=<dir> B=<dir>   every cell of run B against run A'
 	@echo '  make bench-distro [DISTRO_BOOTS=3]   make bench (det) on cow and stock built from Debian'"'"'s own 6.1 config'
+	@echo '  make bench-insn [INSN_BENCH=fork-256 INSN_POLICY=exclusive]   instructions per function and op, cow against stock (QEMU plugin)'
 	@echo '  make bench-repeatability   spread of det figures across seeds (K boots), and seed 1 twice must agree within 0.1%'
 	@echo '  make check       fast host-side checks, no QEMU'
 	@echo '  make check-series  build every prefix of the series, COW_POLICY=y and =n'
@@ -419,6 +420,28 @@ bench-distro: | $(DEPS_RAN)
 		BENCH_MODES="$(or $(BENCH_MODES),det)" BENCH_BOOTS=$(DISTRO_BOOTS) BENCH_COMMAND="make bench-distro" \
 		BENCH_REAL="$(or $(BENCH_REAL),none)" \
 		BENCH_RUN=$(or $(BENCH_RUN),$(RESULTS)/bench-distro-$(RUN_ID)-$(shell git rev-parse --short=7 HEAD 2>/dev/null || echo nogit))
+
+# Where do a benchmark's instructions go? make bench-insn boots cow (policy
+# INSN_POLICY) and stock once each in det mode with the QEMU plugin
+# benchmarks/insn/insncount.c, which counts the instructions of every timed
+# section by address; scripts/report/insn_report.py sets them per function
+# and per operation against each other -> results/insn-*/insn.md.
+# INSN_BENCH=<benchmark>-<KiB> (fork-256, copy-1024, thpcopy-2048, ...).
+INSN_BENCH  ?= fork-256
+INSN_POLICY ?= exclusive
+INSN_ROUNDS ?= 5
+bench-insn: $(BUILD)/insn/insncount.so
+	@case "$(INSN_BENCH)" in *-[0-9]*) ;; *) echo "make bench-insn: INSN_BENCH='$(INSN_BENCH)' is not <benchmark>-<KiB> (fork-256, copy-1024)" >&2; exit 1 ;; esac
+	@MAKE="$(MAKE)" BENCH_INSN=1 BENCH_MODES=det BENCH_BOOTS=1 BENCH_EXCL_ONLY=0 BENCH_REAL=none \
+		BENCH_POLICIES=$(INSN_POLICY) BENCH_ROUNDS=$(INSN_ROUNDS) BENCH_WARMUP=1 \
+		BENCH_LIST=$(firstword $(subst -, ,$(INSN_BENCH))) BENCH_SIZES=$(lastword $(subst -, ,$(INSN_BENCH))) \
+		BENCH_FSIZE=$(lastword $(subst -, ,$(INSN_BENCH))) BENCH_COMMAND="make bench-insn INSN_BENCH=$(INSN_BENCH)" \
+		BENCH_RUN=$(or $(BENCH_RUN),$(RESULTS)/insn-$(RUN_ID)-$(shell git rev-parse --short=7 HEAD 2>/dev/null || echo nogit)) \
+		scripts/flow/bench.sh
+
+$(BUILD)/insn/insncount.so: benchmarks/insn/insncount.c | $(DEPS_RAN)
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $<
 
 test-harness-failures:
 	@MAKE="$(MAKE)" scripts/check/harness-failures.sh

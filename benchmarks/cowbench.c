@@ -46,6 +46,7 @@
  * of names without size, or "all") -p policies(comma) -i min_ops
  * -P phase (spin a seeded random 0..phase-1 loops before each timed section;
  * make bench uses it in deterministic mode, see phase_spin())
+ * -K 1 (cowbench.mark=1): mark every timed section for make bench-insn
  * --cmdline: take them from cowbench.* words on /proc/cmdline instead.
  */
 #define _GNU_SOURCE
@@ -62,6 +63,7 @@
 #include <sys/personality.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -244,15 +246,30 @@ static void phase_spin(void)
 		;
 }
 
+/*
+ * make bench-insn (-K 1, cowbench.mark=1): a getppid() at the start and at
+ * the end of every timed section, the markers at which the QEMU plugin
+ * benchmarks/insn/insncount.c opens and closes its counting window.
+ */
+static int mark;
+
+static void insn_mark(void)
+{
+	if (mark)
+		syscall(SYS_getppid);
+}
+
 static void t_start(struct sample *s)
 {
 	vm_read(&s->a);
 	phase_spin();
 	s->ns -= now_ns();
+	insn_mark();
 }
 
 static void t_stop(struct sample *s, unsigned long ops)
 {
+	insn_mark();
 	s->ns += now_ns();
 	vm_read(&s->b);
 	s->ops += ops;
@@ -658,6 +675,7 @@ static void set_opt(int c, const char *v)
 	case 'b': snprintf(benches_arg, sizeof(benches_arg), "%s", v); break;
 	case 'p': snprintf(policies_arg, sizeof(policies_arg), "%s", v); break;
 	case 'P': phase_max = strtoul(v, NULL, 0); break;
+	case 'K': mark = atoi(v); break;
 	case 'R': real_rounds = atoi(v); break;
 	case 'W': real_warmup = atoi(v); break;
 	case 'B': snprintf(real_arg, sizeof(real_arg), "%s", v); break;
@@ -671,8 +689,8 @@ static void from_cmdline(void)
 	static const char *const keys[] = { "rounds", "warmup", "seed", "minops",
 					    "sizes", "benches", "policies", "fsize",
 					    "phase", "realrounds", "realwarmup", "real",
-					    "redismib", "redisreq" };
-	static const char opts[] = "rwsiSbpfPRWBMQ";
+					    "redismib", "redisreq", "mark" };
+	static const char opts[] = "rwsiSbpfPRWBMQK";
 	char line[4096] = "";
 	FILE *f = fopen("/proc/cmdline", "r");
 
@@ -721,7 +739,7 @@ int main(int argc, char **argv)
 		from_cmdline();
 		real = argc > 2 && !strcmp(argv[2], "--real");
 	} else {
-		while ((opt = getopt(argc, argv, "r:w:s:i:S:b:p:f:P:")) != -1)
+		while ((opt = getopt(argc, argv, "r:w:s:i:S:b:p:f:P:K:")) != -1)
 			set_opt(opt, optarg);
 	}
 	if (real) {

@@ -51,6 +51,12 @@
 #                      disk I/O makes det mode non-repeatable)
 #   BENCH_RUN          results directory (default results/bench-<date>-<id>)
 #   BENCH_NOBUILD=1    use the kernels and images as they are
+#   BENCH_POLICIES     the policies the cow kernel's boots run (all of them)
+#   BENCH_INSN=1       (make bench-insn) det mode only: count the guest
+#                      instructions of every timed section by address with
+#                      the QEMU plugin benchmarks/insn/insncount.c (cowbench
+#                      marks the sections with getppid()), then
+#                      scripts/report/insn_report.py writes insn.md
 set -u
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -131,6 +137,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "profile=bench"
 	echo "kconfig=${KCONFIG_BASE:-tinyconfig} + ${FRAGMENTS_BASE:-configs/lean.config}"
 	echo "quick=${QUICK:-0}"
+	echo "policies_cow=${BENCH_POLICIES:-all}"
 	# Seconds from the start to here: the builds (make images), or next to
 	# nothing when everything was built.
 	echo "build_s=$(($(now) - begin))"
@@ -138,6 +145,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 		obj=$(kobj "$v")
 		echo "kernel_$v=$(kernel_release "$obj")$([ "$(kname "$v")" = "$v" ] || echo " (benchmark variant $(kname "$v"))")"
 		echo "config_hash_$v=$(sha256sum <"$obj/.config" | cut -c1-16)"
+		echo "obj_$v=$obj"
 		echo "cowpin_$v=$([ -f "$BUILD/driver/$(kname "$v")/cowpin.ko" ] && echo yes || echo no)"
 	done
 } >"$run/meta.env"
@@ -167,6 +175,8 @@ boot() {
 		# framework-overhead comparison, free of what the other
 		# policies' rounds leave behind (page lists, LRU, sticky pins).
 		_k=cow _pol=" cowbench.policies=exclusive"
+	elif [ "$_v" = cow ] && [ -n "${BENCH_POLICIES:-}" ]; then
+		_pol=" cowbench.policies=$BENCH_POLICIES"
 	fi
 	_obj=$(kobj "$_k")
 	_kernel="$_obj/arch/x86/boot/bzImage"
@@ -183,6 +193,14 @@ boot() {
 		;;
 	*) die "make bench: unknown mode '$_mode' (det or wall)" ;;
 	esac
+	if [ "${BENCH_INSN:-0}" = 1 ]; then
+		# The plugin's window opens and closes where the kernel's
+		# getppid() starts (nokaslr: the address in vmlinux).
+		_mark=$(nm "$_obj/vmlinux" | awk '$3 == "__x64_sys_getppid" { print "0x" $1 }')
+		[ -n "$_mark" ] || { echo "make bench-insn: no __x64_sys_getppid in $_obj/vmlinux" >&2; return 1; }
+		_qargs="$_qargs -plugin $BUILD/insn/insncount.so,mark=$_mark,out=$run/$_id.insn"
+		_pol="$_pol cowbench.mark=1"
+	fi
 	_disk=""
 	if [ "$BENCH_SWAP" = 1 ]; then
 		truncate -s 256M "$run/$_id-swap.img"
@@ -291,6 +309,12 @@ echo "elapsed_s=$(($(now) - begin))" >>"$run/meta.env"
 
 "${SCIPY_PYTHON:-/usr/bin/python3}" "$top/scripts/report/benchstat.py" collect "$run" || exit 1
 "${SCIPY_PYTHON:-/usr/bin/python3}" "$top/scripts/report/benchstat.py" report "$run" || exit 1
+if [ "${BENCH_INSN:-0}" = 1 ]; then
+	"${SCIPY_PYTHON:-/usr/bin/python3}" "$top/scripts/report/insn_report.py" "$run" || exit 1
+	cat "$run/insn.md"
+	echo "make bench-insn: $(($(now) - begin))s; $run/insn.md"
+	exit 0
+fi
 ln -sfn "$(basename "$run")" "$RESULTS/bench-latest"
 cat "$run/summary.txt"
 echo "make bench: $(($(now) - begin))s; report $run/report.md, raw data $run/raw.csv"

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""scripts/report/insn_report.py RUN: the report of make bench-insn.
+
+RUN holds, per kernel (cow, stock), the det boot's console log
+(det-<v>-b1.log, cowbench's BENCH lines) and the QEMU plugin's counts
+(det-<v>-b1.insn, benchmarks/insn/insncount.c: guest instructions per
+address, summed over every timed section). This sets the instructions per
+operation (fork, page) against each other per kernel function, the kernel's
+addresses named from its System.map (obj_<v> in meta.env), and writes
+RUN/insn.md.
+
+It fails (exit 1) when a boot's figures cannot be trusted: no counts, an odd
+number of markers (a window never closed), more than one benchmark in the
+boot, or plugin counts that disagree with cowbench's own det-mode time of the
+same sections (under -icount shift=0 one ns is one instruction) by more than
+INSN_TOLERANCE instructions per window (default 2000: the marker syscall and
+the clock reads at the ends of each section).
+"""
+import bisect
+import os
+import re
+import sys
+
+KERNEL_BASE = 0xffff800000000000
+
+
+def read_meta(run):
+    meta = {}
+    with open(os.path.join(run, "meta.env"), errors="replace") as f:
+        for line in f:
+            if "=" in line:
+                k, v = line.rstrip("\n").split("=", 1)
+                meta[k] = v
+    return meta
+
+
+def read_log(path):
+    """Every BENCH line's ops and ns, summed, and the benchmark it names."""
+    benches, ops, ns, samples = set(), 0, 0, 0
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.strip()
+            if not line.startswith("BENCH "):
+                continue
+            kv = dict(w.split("=", 1) for w in line.split()[1:] if "=" in w)
+            benches.add("%s-%sK" % (kv["bench"], kv["size_kib"]))
+            ops += int(kv["ops"])
+            ns += int(kv["ns"])
+            samples += 1
+    return benches, ops, ns, samples
+
+
+def read_insn(path):
+    markers, counts = None, {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"# insncount markers=(\d+)", line)
+            if m:
+                markers = int(m.group(1))
+                continue
+            addr, n = line.split()
+            counts[int(addr, 16)] = int(n)
+    return markers, counts
+
+
+def symbols(system_map):
+    """Text symbols of the kernel's System.map (nm -n of vmlinux), sorted:
+    (addresses, names)."""
+    addrs, names = [], []
+    with open(system_map) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in "tTwW":
+                addrs.append(int(parts[0], 16))
+                names.append(parts[2])
+    return addrs, names
+
+
+def by_function(counts, syms):
+    addrs, names = syms
+    funcs = {}
+    for a, n in counts.items():
+        if a < KERNEL_BASE:
+            key = "[user space]"
+        else:
+            i = bisect.bisect_right(addrs, a) - 1
+            key = names[i] if i >= 0 and a - addrs[i] < 0x100000 else "[kernel, outside vmlinux]"
+        funcs[key] = funcs.get(key, 0) + n
+    return funcs
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: insn_report.py RUN")
+    run = sys.argv[1]
+    tol = float(os.environ.get("INSN_TOLERANCE", "2000"))
+    meta = read_meta(run)
+    sides, errors = {}, []
+    for v in ("cow", "stock"):
+        log = os.path.join(run, "det-%s-b1.log" % v)
+        insn = os.path.join(run, "det-%s-b1.insn" % v)
+        if not os.path.exists(log) or not os.path.exists(insn):
+            errors.append("%s: %s or %s is missing" % (v, os.path.basename(log), os.path.basename(insn)))
+            continue
+        benches, ops, ns, samples = read_log(log)
+        markers, counts = read_insn(insn)
+        total = sum(counts.values())
+        windows = (markers or 0) // 2
+        if len(benches) != 1:
+            errors.append("%s: %d benchmarks in the boot (%s); make bench-insn needs one" %
+                          (v, len(benches), " ".join(sorted(benches)) or "none"))
+            continue
+        if markers is None or markers % 2 or not windows or not total or not ops:
+            errors.append("%s: markers %s, instructions %d, ops %d: no complete window" %
+                          (v, markers, total, ops))
+            continue
+        off = (total - ns) / windows
+        if abs(off) > tol:
+            errors.append("%s: the plugin counted %d instructions, cowbench's det time is %d ns "
+                          "(%+.0f per window, more than %g)" % (v, total, ns, off, tol))
+        obj = os.path.join(run, meta.get("obj_" + v, ""))  # relative: to RUN
+        smap = os.path.join(obj, "System.map")
+        if not os.path.exists(smap):
+            errors.append("%s: no System.map (obj_%s=%s in meta.env)" % (v, v, obj))
+            continue
+        sides[v] = {"bench": benches.pop(), "ops": ops, "ns": ns, "samples": samples,
+                    "markers": markers, "windows": windows, "total": total, "off": off,
+                    "funcs": by_function(counts, symbols(smap))}
+    if errors:
+        for e in errors:
+            print("insn_report: " + e, file=sys.stderr)
+        sys.exit(1)
+    cow, stock = sides["cow"], sides["stock"]
+    if cow["bench"] != stock["bench"]:
+        sys.exit("insn_report: cow ran %s, stock %s" % (cow["bench"], stock["bench"]))
+    write(run, meta, cow, stock)
+
+
+def write(run, meta, cow, stock):
+    unit = {"fork": "fork", "forkthp": "fork", "forkpin": "fork"}.get(
+        cow["bench"].split("-")[0], "page")
+    per = lambda s, n: n / s["ops"]
+    lines = [
+        "# Instructions per %s of %s: cow against stock" % (unit, cow["bench"]),
+        "",
+        "Run `%s` (%s, `%s`, commit %s), det mode (accelerator %s, one boot per"
+        " kernel, seed %s), QEMU plugin benchmarks/insn/insncount.c counting every"
+        " guest instruction of cowbench's timed sections; cow `%s` policy %s, stock `%s`."
+        % (meta.get("run_id", os.path.basename(run)), meta.get("date", "?"),
+           meta.get("command", "make bench-insn"), meta.get("project_commit", "?")[:7],
+           meta.get("accel_det_cow", "?"), meta.get("seed", "?"), meta.get("kernel_cow", "?"),
+           meta.get("policies_cow", "all"), meta.get("kernel_stock", "?")),
+        "",
+        "| | cow | stock | cow - stock |",
+        "|---|---:|---:|---:|",
+    ]
+    for label, key in (("operations (warm-up included)", "ops"), ("timed sections", "windows")):
+        lines.append("| %s | %d | %d | |" % (label, cow[key], stock[key]))
+    for label, f in (("instructions per %s (plugin)" % unit, lambda s: per(s, s["total"])),
+                     ("det ns per %s (cowbench, all samples)" % unit, lambda s: per(s, s["ns"])),
+                     ("plugin - det, per timed section", lambda s: s["off"]),
+                     ("kernel instructions per %s" % unit,
+                      lambda s: per(s, s["total"] - s["funcs"].get("[user space]", 0))),
+                     ("user instructions per %s" % unit,
+                      lambda s: per(s, s["funcs"].get("[user space]", 0)))):
+        a, b = f(cow), f(stock)
+        lines.append("| %s | %.1f | %.1f | %+.1f |" % (label, a, b, a - b))
+    names = set(cow["funcs"]) | set(stock["funcs"])
+    rows = []
+    for n in names:
+        a, b = per(cow, cow["funcs"].get(n, 0)), per(stock, stock["funcs"].get(n, 0))
+        rows.append((n, a, b, a - b))
+    rows.sort(key=lambda r: -abs(r[3]))
+    diff = per(cow, cow["total"]) - per(stock, stock["total"])
+    shown = [r for r in rows if abs(r[3]) >= 0.5][:40]
+    lines += [
+        "",
+        "Functions whose instructions per %s differ most (|difference| of at least"
+        " 0.5, at most 40 rows; a function inlined differently in the two kernels"
+        " shows in its caller). The rows shown add up to %+.1f of the %+.1f."
+        % (unit, sum(r[3] for r in shown), diff),
+        "",
+        "| function | cow | stock | cow - stock |",
+        "|---|---:|---:|---:|",
+    ]
+    for n, a, b, d in shown:
+        lines.append("| `%s` | %.1f | %.1f | %+.1f |" % (n, a, b, d))
+    with open(os.path.join(run, "insn.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
