@@ -47,6 +47,7 @@
  * -P phase (spin a seeded random 0..phase-1 loops before each timed section;
  * make bench uses it in deterministic mode, see phase_spin())
  * -K 1 (cowbench.mark=1): mark every timed section for make bench-insn
+ * (and add sections=N, the sample's timed sections, to its BENCH line)
  * --cmdline: take them from cowbench.* words on /proc/cmdline instead.
  */
 #define _GNU_SOURCE
@@ -247,16 +248,17 @@ static void phase_spin(void)
 }
 
 /*
- * make bench-insn (-K 1, cowbench.mark=1): a getppid() at the start and at
- * the end of every timed section, the markers at which the QEMU plugin
+ * make bench-insn (-K 1, cowbench.mark=1): getppid() at the start and
+ * getsid(0) at the end of every timed section, where the QEMU plugin
  * benchmarks/insn/insncount.c opens and closes its counting window.
  */
 static int mark;
+static unsigned long sections;	/* timed sections of the current sample */
 
-static void insn_mark(void)
+static void insn_mark(int open)
 {
 	if (mark)
-		syscall(SYS_getppid);
+		syscall(open ? SYS_getppid : SYS_getsid, 0);
 }
 
 static void t_start(struct sample *s)
@@ -264,12 +266,13 @@ static void t_start(struct sample *s)
 	vm_read(&s->a);
 	phase_spin();
 	s->ns -= now_ns();
-	insn_mark();
+	sections++;
+	insn_mark(1);
 }
 
 static void t_stop(struct sample *s, unsigned long ops)
 {
-	insn_mark();
+	insn_mark(0);
 	s->ns += now_ns();
 	vm_read(&s->b);
 	s->ops += ops;
@@ -832,6 +835,7 @@ int main(int argc, char **argv)
 					}
 					uint64_t t0 = now_ns();
 
+					sections = 0;
 					skip = b->fn(b, size, reps_for(b, size), &ns, &ops, &acc);
 					t0 = now_ns() - t0;
 					if (skip) {
@@ -846,6 +850,8 @@ int main(int argc, char **argv)
 					       (unsigned long long)t0);
 					for (int k = 0; k < acc.n; k++)
 						printf(" v.%s=%lld", acc.name[k], acc.d[k]);
+					if (mark)
+						printf(" sections=%lu", sections);
 					printf("\n");
 				}
 			}

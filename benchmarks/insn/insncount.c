@@ -4,20 +4,24 @@
  * the guest instructions executed at every address between markers, for
  * make bench-insn (scripts/flow/bench.sh with BENCH_INSN=1).
  *
- * A marker is the execution of the translated block that starts at mark=
- * (the guest kernel's __x64_sys_getppid: cowbench.mark=1 calls getppid() at
- * the start and at the end of every timed section).  Odd markers open a
- * window, even ones close it; the counts of all windows are summed.  Every
- * instruction gets an inline counter (exact, whatever the block's exits);
- * at exit out= receives
+ * A window opens where the translated block at open= starts (the guest
+ * kernel's __x64_sys_getppid: cowbench.mark=1 calls getppid() at the start
+ * of every timed section) and closes at the one at close= (__x64_sys_getsid:
+ * getsid(0) at its end); the counts of all windows are summed.  An open
+ * while open starts the window again, a close while closed does nothing, so
+ * that another process's getppid() (a shell's, for $PPID) outside the timed
+ * sections changes nothing; one inside a section shortens the window, which
+ * the report sees as counts below cowbench's own time.  Every instruction
+ * gets an inline counter (exact, whatever the block's exits); at exit out=
+ * receives
  *
- *   # insncount markers=M windows=W
+ *   # insncount opens=O closes=C windows=W
  *   <vaddr hex> <executions in windows>
  *
  * one line per address executed in a window (addresses translated more than
  * once are summed), user and kernel alike.
  *
- * Usage: -plugin build/insn/insncount.so,mark=0xffffffff81...,out=FILE
+ * Usage: -plugin build/insn/insncount.so,open=0xffffffff81...,close=0x...,out=FILE
  *
  * The plugin API is declared here (the ABI of QEMU 7.2's qemu-plugin.h,
  * QEMU_PLUGIN_VERSION 1) so that no QEMU source is needed to build it.
@@ -68,8 +72,9 @@ struct chunk {
 static struct chunk **chunks;
 static size_t nslots, nchunks;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t mark;
-static uint64_t markers;
+static uint64_t open_at, close_at;
+static uint64_t opens, closes, windows;
+static int in_window;
 static const char *out = "insncount.out";
 
 static uint64_t *new_slot(uint64_t vaddr)
@@ -90,21 +95,29 @@ static uint64_t *new_slot(uint64_t vaddr)
 	return &c->count[nslots++ % CHUNK];
 }
 
-/* Odd markers open a window (base := count), even ones close it. */
+/* udata NULL: open (base := count); else close (sum += count - base). */
 static void on_mark(unsigned int vcpu, void *udata)
 {
-	(void)vcpu;
-	(void)udata;
-	pthread_mutex_lock(&lock);
-	markers++;
-	for (size_t i = 0; i < nslots; i++) {
-		struct chunk *c = chunks[i / CHUNK];
-		size_t k = i % CHUNK;
+	int open = !udata;
 
-		if (markers & 1)
-			c->base[k] = c->count[k];
-		else
-			c->sum[k] += c->count[k] - c->base[k];
+	(void)vcpu;
+	pthread_mutex_lock(&lock);
+	if (open)
+		opens++;
+	else
+		closes++;
+	if (open || in_window) {
+		for (size_t i = 0; i < nslots; i++) {
+			struct chunk *c = chunks[i / CHUNK];
+			size_t k = i % CHUNK;
+
+			if (open)
+				c->base[k] = c->count[k];
+			else
+				c->sum[k] += c->count[k] - c->base[k];
+		}
+		windows += !open;
+		in_window = open;
 	}
 	pthread_mutex_unlock(&lock);
 }
@@ -123,8 +136,10 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, slot, 1);
 	}
 	pthread_mutex_unlock(&lock);
-	if (qemu_plugin_tb_vaddr(tb) == mark)
+	if (qemu_plugin_tb_vaddr(tb) == open_at)
 		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_mark, QEMU_PLUGIN_CB_NO_REGS, NULL);
+	else if (qemu_plugin_tb_vaddr(tb) == close_at)
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_mark, QEMU_PLUGIN_CB_NO_REGS, &close_at);
 }
 
 static int by_vaddr(const void *a, const void *b)
@@ -156,7 +171,8 @@ static void on_atexit(qemu_plugin_id_t id, void *udata)
 		}
 	}
 	qsort(v, n, sizeof(*v), by_vaddr);
-	fprintf(f, "# insncount markers=%" PRIu64 " windows=%" PRIu64 "\n", markers, markers / 2);
+	fprintf(f, "# insncount opens=%" PRIu64 " closes=%" PRIu64 " windows=%" PRIu64 "\n",
+		opens, closes, windows);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t s = v[i][1];
 
@@ -173,17 +189,19 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, 
 {
 	(void)info;
 	for (int i = 0; i < argc; i++) {
-		if (!strncmp(argv[i], "mark=", 5)) {
-			mark = strtoull(argv[i] + 5, NULL, 0);
+		if (!strncmp(argv[i], "open=", 5)) {
+			open_at = strtoull(argv[i] + 5, NULL, 0);
+		} else if (!strncmp(argv[i], "close=", 6)) {
+			close_at = strtoull(argv[i] + 6, NULL, 0);
 		} else if (!strncmp(argv[i], "out=", 4)) {
 			out = argv[i] + 4;
 		} else {
-			fprintf(stderr, "insncount: unknown argument '%s' (mark=ADDR, out=FILE)\n", argv[i]);
+			fprintf(stderr, "insncount: unknown argument '%s' (open=ADDR, close=ADDR, out=FILE)\n", argv[i]);
 			return -1;
 		}
 	}
-	if (!mark) {
-		fprintf(stderr, "insncount: mark=<guest address of the marker> is required\n");
+	if (!open_at || !close_at || open_at == close_at) {
+		fprintf(stderr, "insncount: open= and close=, two guest addresses, are required\n");
 		return -1;
 	}
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_trans);

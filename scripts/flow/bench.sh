@@ -55,7 +55,7 @@
 #   BENCH_INSN=1       (make bench-insn) det mode only: count the guest
 #                      instructions of every timed section by address with
 #                      the QEMU plugin benchmarks/insn/insncount.c (cowbench
-#                      marks the sections with getppid()), then
+#                      marks the sections with getppid() and getsid()), then
 #                      scripts/report/insn_report.py writes insn.md
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -194,11 +194,14 @@ boot() {
 	*) die "make bench: unknown mode '$_mode' (det or wall)" ;;
 	esac
 	if [ "${BENCH_INSN:-0}" = 1 ]; then
-		# The plugin's window opens and closes where the kernel's
-		# getppid() starts (nokaslr: the address in vmlinux).
-		_mark=$(nm "$_obj/vmlinux" | awk '$3 == "__x64_sys_getppid" { print "0x" $1 }')
-		[ -n "$_mark" ] || { echo "make bench-insn: no __x64_sys_getppid in $_obj/vmlinux" >&2; return 1; }
-		_qargs="$_qargs -plugin $BUILD/insn/insncount.so,mark=$_mark,out=$run/$_id.insn"
+		# The plugin's window opens where the kernel's getppid() starts
+		# and closes where getsid() does (nokaslr: the addresses in
+		# System.map).
+		_open=$(awk '$3 == "__x64_sys_getppid" { print "0x" $1 }' "$_obj/System.map")
+		_close=$(awk '$3 == "__x64_sys_getsid" { print "0x" $1 }' "$_obj/System.map")
+		[ -n "$_open" ] && [ -n "$_close" ] ||
+			{ echo "make bench-insn: no __x64_sys_getppid or __x64_sys_getsid in $_obj/System.map" >&2; return 1; }
+		_qargs="$_qargs -plugin $BUILD/insn/insncount.so,open=$_open,close=$_close,out=$run/$_id.insn"
 		_pol="$_pol cowbench.mark=1"
 	fi
 	_disk=""

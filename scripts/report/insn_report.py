@@ -9,9 +9,8 @@ operation (fork, page) against each other per kernel function, the kernel's
 addresses named from its System.map (obj_<v> in meta.env), and writes
 RUN/insn.md.
 
-It fails (exit 1) when a boot's figures cannot be trusted: no counts, an odd
-number of markers (a window never closed), more than one benchmark in the
-boot, or plugin counts that disagree with cowbench's own det-mode time of the
+It fails (exit 1) when a boot's figures cannot be trusted: no counts, not one
+window per timed section (cowbench's sections= on each BENCH line), more than one benchmark in the boot, or plugin counts that disagree with cowbench's own det-mode time of the
 same sections (under -icount shift=0 one ns is one instruction) by more than
 INSN_TOLERANCE instructions per window (default 2000: the marker syscall and
 the clock reads at the ends of each section).
@@ -36,7 +35,7 @@ def read_meta(run):
 
 def read_log(path):
     """Every BENCH line's ops and ns, summed, and the benchmark it names."""
-    benches, ops, ns, samples = set(), 0, 0, 0
+    benches, ops, ns, samples, sections = set(), 0, 0, 0, 0
     with open(path, errors="replace") as f:
         for line in f:
             line = line.strip()
@@ -47,20 +46,21 @@ def read_log(path):
             ops += int(kv["ops"])
             ns += int(kv["ns"])
             samples += 1
-    return benches, ops, ns, samples
+            sections += int(kv.get("sections", 0))
+    return benches, ops, ns, samples, sections
 
 
 def read_insn(path):
-    markers, counts = None, {}
+    head, counts = None, {}
     with open(path) as f:
         for line in f:
-            m = re.match(r"# insncount markers=(\d+)", line)
+            m = re.match(r"# insncount opens=(\d+) closes=(\d+) windows=(\d+)", line)
             if m:
-                markers = int(m.group(1))
+                head = tuple(int(x) for x in m.groups())
                 continue
             addr, n = line.split()
             counts[int(addr, 16)] = int(n)
-    return markers, counts
+    return head, counts
 
 
 def symbols(system_map):
@@ -102,18 +102,22 @@ def main():
         if not os.path.exists(log) or not os.path.exists(insn):
             errors.append("%s: %s or %s is missing" % (v, os.path.basename(log), os.path.basename(insn)))
             continue
-        benches, ops, ns, samples = read_log(log)
-        markers, counts = read_insn(insn)
+        benches, ops, ns, samples, sections = read_log(log)
+        head, counts = read_insn(insn)
         total = sum(counts.values())
-        windows = (markers or 0) // 2
+        opens, closes, windows = head or (0, 0, 0)
         if len(benches) != 1:
             errors.append("%s: %d benchmarks in the boot (%s); make bench-insn needs one" %
                           (v, len(benches), " ".join(sorted(benches)) or "none"))
             continue
-        if markers is None or markers % 2 or not windows or not total or not ops:
-            errors.append("%s: markers %s, instructions %d, ops %d: no complete window" %
-                          (v, markers, total, ops))
+        if head is None or not windows or not total or not ops:
+            errors.append("%s: %s, instructions %d, ops %d: no complete window" %
+                          (v, "opens %d closes %d windows %d" % head if head else "no header",
+                           total, ops))
             continue
+        if windows != sections:
+            errors.append("%s: %d windows counted, cowbench timed %d sections" %
+                          (v, windows, sections))
         off = (total - ns) / windows
         if abs(off) > tol:
             errors.append("%s: the plugin counted %d instructions, cowbench's det time is %d ns "
@@ -123,8 +127,8 @@ def main():
         if not os.path.exists(smap):
             errors.append("%s: no System.map (obj_%s=%s in meta.env)" % (v, v, obj))
             continue
-        sides[v] = {"bench": benches.pop(), "ops": ops, "ns": ns, "samples": samples,
-                    "markers": markers, "windows": windows, "total": total, "off": off,
+        sides[v] = {"bench": benches.pop(), "ops": ops, "ns": ns, "samples": samples, "sections": sections,
+                    "opens": opens, "closes": closes, "windows": windows, "total": total, "off": off,
                     "funcs": by_function(counts, symbols(smap))}
     if errors:
         for e in errors:
@@ -154,7 +158,9 @@ def write(run, meta, cow, stock):
         "| | cow | stock | cow - stock |",
         "|---|---:|---:|---:|",
     ]
-    for label, key in (("operations (warm-up included)", "ops"), ("timed sections", "windows")):
+    for label, key in (("operations (warm-up included)", "ops"), ("samples", "samples"), ("timed sections (cowbench)", "sections"),
+                       ("windows counted (getppid opens, getsid closes)", "windows"),
+                       ("getppid calls", "opens"), ("getsid calls", "closes")):
         lines.append("| %s | %d | %d | |" % (label, cow[key], stock[key]))
     for label, f in (("instructions per %s (plugin)" % unit, lambda s: per(s, s["total"])),
                      ("det ns per %s (cowbench, all samples)" % unit, lambda s: per(s, s["ns"])),
