@@ -46,8 +46,9 @@
  * of names without size, or "all") -p policies(comma) -i min_ops
  * -P phase (spin a seeded random 0..phase-1 loops before each timed section;
  * make bench uses it in deterministic mode, see phase_spin())
- * -K 1 (cowbench.mark=1): mark every timed section for make bench-insn
- * (and add sections=N, the sample's timed sections, to its BENCH line)
+ * -K B-S (cowbench.mark=fork-256): mark every timed section of benchmark B
+ * at S KiB for make bench-insn, and add sections=N (the sample's timed
+ * sections) to its BENCH lines; the other benchmarks run as always
  * --cmdline: take them from cowbench.* words on /proc/cmdline instead.
  */
 #define _GNU_SOURCE
@@ -248,11 +249,13 @@ static void phase_spin(void)
 }
 
 /*
- * make bench-insn (-K 1, cowbench.mark=1): getppid() at the start and
- * getsid(0) at the end of every timed section, where the QEMU plugin
- * benchmarks/insn/insncount.c opens and closes its counting window.
+ * make bench-insn (-K B-S, cowbench.mark=B-S): getppid() at the start and
+ * getsid(0) at the end of every timed section of benchmark B at S KiB,
+ * where the QEMU plugin benchmarks/insn/insncount.c opens and closes its
+ * counting window.
  */
-static int mark;
+static char mark_arg[64];
+static int mark;		/* the running sample is mark_arg's */
 static unsigned long sections;	/* timed sections of the current sample */
 
 static void insn_mark(int open)
@@ -678,7 +681,7 @@ static void set_opt(int c, const char *v)
 	case 'b': snprintf(benches_arg, sizeof(benches_arg), "%s", v); break;
 	case 'p': snprintf(policies_arg, sizeof(policies_arg), "%s", v); break;
 	case 'P': phase_max = strtoul(v, NULL, 0); break;
-	case 'K': mark = atoi(v); break;
+	case 'K': snprintf(mark_arg, sizeof(mark_arg), "%s", v); break;
 	case 'R': real_rounds = atoi(v); break;
 	case 'W': real_warmup = atoi(v); break;
 	case 'B': snprintf(real_arg, sizeof(real_arg), "%s", v); break;
@@ -834,7 +837,10 @@ int main(int argc, char **argv)
 							continue;
 					}
 					uint64_t t0 = now_ns();
+					char cell[64];
 
+					snprintf(cell, sizeof(cell), "%s-%zu", b->name, size >> 10);
+					mark = !strcmp(cell, mark_arg);
 					sections = 0;
 					skip = b->fn(b, size, reps_for(b, size), &ns, &ops, &acc);
 					t0 = now_ns() - t0;

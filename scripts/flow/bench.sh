@@ -52,11 +52,13 @@
 #   BENCH_RUN          results directory (default results/bench-<date>-<id>)
 #   BENCH_NOBUILD=1    use the kernels and images as they are
 #   BENCH_POLICIES     the policies the cow kernel's boots run (all of them)
-#   BENCH_INSN=1       (make bench-insn) det mode only: count the guest
-#                      instructions of every timed section by address with
-#                      the QEMU plugin benchmarks/insn/insncount.c (cowbench
-#                      marks the sections with getppid() and getsid()), then
-#                      scripts/report/insn_report.py writes insn.md
+#   BENCH_INSN=B-S     (make bench-insn) det mode only: count the guest
+#                      instructions of every timed section of benchmark B at
+#                      S KiB by address with the QEMU plugin
+#                      benchmarks/insn/insncount.c (cowbench marks them with
+#                      getppid() and getsid(); the other benchmarks run as
+#                      always), then scripts/report/insn_report.py writes
+#                      insn.md
 set -u
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -138,6 +140,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "kconfig=${KCONFIG_BASE:-tinyconfig} + ${FRAGMENTS_BASE:-configs/lean.config}"
 	echo "quick=${QUICK:-0}"
 	echo "policies_cow=${BENCH_POLICIES:-all}"
+	[ -z "${BENCH_INSN:-}" ] || echo "insn=$BENCH_INSN"
 	# Seconds from the start to here: the builds (make images), or next to
 	# nothing when everything was built.
 	echo "build_s=$(($(now) - begin))"
@@ -193,7 +196,7 @@ boot() {
 		;;
 	*) die "make bench: unknown mode '$_mode' (det or wall)" ;;
 	esac
-	if [ "${BENCH_INSN:-0}" = 1 ]; then
+	if [ -n "${BENCH_INSN:-}" ]; then
 		# The plugin's window opens where the kernel's getppid() starts
 		# and closes where getsid() does (nokaslr: the addresses in
 		# System.map).
@@ -202,7 +205,7 @@ boot() {
 		[ -n "$_open" ] && [ -n "$_close" ] ||
 			{ echo "make bench-insn: no __x64_sys_getppid or __x64_sys_getsid in $_obj/System.map" >&2; return 1; }
 		_qargs="$_qargs -plugin $BUILD/insn/insncount.so,open=$_open,close=$_close,out=$run/$_id.insn"
-		_pol="$_pol cowbench.mark=1"
+		_pol="$_pol cowbench.mark=$BENCH_INSN"
 	fi
 	_disk=""
 	if [ "$BENCH_SWAP" = 1 ]; then
@@ -312,7 +315,7 @@ echo "elapsed_s=$(($(now) - begin))" >>"$run/meta.env"
 
 "${SCIPY_PYTHON:-/usr/bin/python3}" "$top/scripts/report/benchstat.py" collect "$run" || exit 1
 "${SCIPY_PYTHON:-/usr/bin/python3}" "$top/scripts/report/benchstat.py" report "$run" || exit 1
-if [ "${BENCH_INSN:-0}" = 1 ]; then
+if [ -n "${BENCH_INSN:-}" ]; then
 	"${SCIPY_PYTHON:-/usr/bin/python3}" "$top/scripts/report/insn_report.py" "$run" || exit 1
 	cat "$run/insn.md"
 	echo "make bench-insn: $(($(now) - begin))s; $run/insn.md"

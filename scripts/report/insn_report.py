@@ -18,6 +18,7 @@ the clock reads at the ends of each section).
 import bisect
 import os
 import re
+import statistics
 import sys
 
 KERNEL_BASE = 0xffff800000000000
@@ -34,20 +35,24 @@ def read_meta(run):
 
 
 def read_log(path):
-    """Every BENCH line's ops and ns, summed, and the benchmark it names."""
-    benches, ops, ns, samples, sections = set(), 0, 0, 0, 0
+    """The marked BENCH lines' (those with sections=) ops, ns and sections,
+    summed, the benchmarks they name, and their ns per op."""
+    benches, ops, ns, samples, sections, per_op = set(), 0, 0, 0, 0, []
     with open(path, errors="replace") as f:
         for line in f:
             line = line.strip()
             if not line.startswith("BENCH "):
                 continue
             kv = dict(w.split("=", 1) for w in line.split()[1:] if "=" in w)
+            if "sections" not in kv:
+                continue
+            per_op.append(int(kv["ns"]) / int(kv["ops"]))
             benches.add("%s-%sK" % (kv["bench"], kv["size_kib"]))
             ops += int(kv["ops"])
             ns += int(kv["ns"])
             samples += 1
             sections += int(kv.get("sections", 0))
-    return benches, ops, ns, samples, sections
+    return benches, ops, ns, samples, sections, per_op
 
 
 def read_insn(path):
@@ -102,12 +107,12 @@ def main():
         if not os.path.exists(log) or not os.path.exists(insn):
             errors.append("%s: %s or %s is missing" % (v, os.path.basename(log), os.path.basename(insn)))
             continue
-        benches, ops, ns, samples, sections = read_log(log)
+        benches, ops, ns, samples, sections, per_op = read_log(log)
         head, counts = read_insn(insn)
         total = sum(counts.values())
         opens, closes, windows = head or (0, 0, 0)
         if len(benches) != 1:
-            errors.append("%s: %d benchmarks in the boot (%s); make bench-insn needs one" %
+            errors.append("%s: %d benchmarks marked in the boot (%s); make bench-insn marks one" %
                           (v, len(benches), " ".join(sorted(benches)) or "none"))
             continue
         if head is None or not windows or not total or not ops:
@@ -128,6 +133,7 @@ def main():
             errors.append("%s: no System.map (obj_%s=%s in meta.env)" % (v, v, obj))
             continue
         sides[v] = {"bench": benches.pop(), "ops": ops, "ns": ns, "samples": samples, "sections": sections,
+                    "median": statistics.median(per_op),
                     "opens": opens, "closes": closes, "windows": windows, "total": total, "off": off,
                     "funcs": by_function(counts, symbols(smap))}
     if errors:
@@ -164,6 +170,7 @@ def write(run, meta, cow, stock):
         lines.append("| %s | %d | %d | |" % (label, cow[key], stock[key]))
     for label, f in (("instructions per %s (plugin)" % unit, lambda s: per(s, s["total"])),
                      ("det ns per %s (cowbench, all samples)" % unit, lambda s: per(s, s["ns"])),
+                     ("det ns per %s, median of the samples" % unit, lambda s: s["median"]),
                      ("plugin - det, per timed section", lambda s: s["off"]),
                      ("kernel instructions per %s" % unit,
                       lambda s: per(s, s["total"] - s["funcs"].get("[user space]", 0))),
