@@ -423,7 +423,7 @@ bench-distro: | $(DEPS_RAN)
 
 # Where do a benchmark's instructions go? make bench-insn boots cow (policy
 # INSN_POLICY) and stock once each in det mode, running what a make bench
-# det boot runs (every benchmark, INSN_ROUNDS rounds, seed 1, no real
+# det boot runs (every benchmark, INSN_ROUNDS rounds, seed INSN_SEED, no real
 # software), with the QEMU plugin benchmarks/insn/insncount.c counting the
 # instructions of INSN_BENCH's timed sections by address;
 # scripts/report/insn_report.py sets them per function and per operation
@@ -432,11 +432,12 @@ bench-distro: | $(DEPS_RAN)
 INSN_BENCH  ?= fork-256
 INSN_POLICY ?= exclusive
 INSN_ROUNDS ?= 15
+INSN_SEED   ?= 1
 bench-insn: $(BUILD)/insn/insncount.so
 	@case "$(INSN_BENCH)" in [a-z]*-[0-9]*) ;; *) echo "make bench-insn: INSN_BENCH='$(INSN_BENCH)' is not <benchmark>-<KiB> (fork-256, copy-1024)" >&2; exit 1 ;; esac
 	@MAKE="$(MAKE)" BENCH_INSN=$(INSN_BENCH) BENCH_MODES=det BENCH_BOOTS=1 BENCH_EXCL_ONLY=0 BENCH_REAL=none \
-		BENCH_POLICIES=$(INSN_POLICY) BENCH_ROUNDS=$(INSN_ROUNDS) \
-		BENCH_COMMAND="make bench-insn INSN_BENCH=$(INSN_BENCH) INSN_POLICY=$(INSN_POLICY) INSN_ROUNDS=$(INSN_ROUNDS)" \
+		BENCH_POLICIES=$(INSN_POLICY) BENCH_ROUNDS=$(INSN_ROUNDS) BENCH_SEED=$(INSN_SEED) \
+		BENCH_COMMAND="make bench-insn INSN_BENCH=$(INSN_BENCH) INSN_POLICY=$(INSN_POLICY) INSN_ROUNDS=$(INSN_ROUNDS) INSN_SEED=$(INSN_SEED)" \
 		BENCH_RUN=$(or $(BENCH_RUN),$(RESULTS)/insn-$(RUN_ID)-$(shell git rev-parse --short=7 HEAD 2>/dev/null || echo nogit)) \
 		scripts/flow/bench.sh
 
