@@ -681,7 +681,8 @@ esac
 
 # 25. scripts/report/insn_report.py (make bench-insn) on the canned run
 # tests/host/insn-run (in a copy: it writes insn.md): instructions per fork
-# set per function, the kernels' own System.map naming the addresses; and
+# set per function, the kernels' own System.map naming the addresses, and
+# RESULTS.md's section of it (results_md.py); and
 # it refuses windows that are not cowbench's timed sections, plugin counts
 # that disagree with cowbench's det time, and a kernel whose counts are
 # missing.
@@ -690,14 +691,17 @@ cp -r tests/host/insn-run/. "$ir/"
 ir_bad=""
 if python3 scripts/report/insn_report.py "$ir" >/dev/null 2>&1 &&
 	grep -q -x -F '| instructions per fork (plugin) | 1025.0 | 925.0 | +100.0 |' "$ir/insn.md" &&
-	grep -q -x -F '| `page_try_dup_anon_rmap` | 300.0 | 200.0 | +100.0 |' "$ir/insn.md"; then
+	grep -q -x -F '| `page_try_dup_anon_rmap` | 300.0 | 200.0 | +100.0 |' "$ir/insn.md" &&
+	python3 scripts/report/results_md.py write "$ir/R.md" "$ir" >/dev/null 2>&1 &&
+	grep -q -F 'Instructions of `fork-256`'"'"'s timed sections' "$ir/R.md" &&
+	grep -q -x -F '| `page_try_dup_anon_rmap` | 300.0 | 200.0 | +100.0 |' "$ir/R.md"; then
 	sed -i 's/windows=2/windows=1/' "$ir/det-cow-b1.insn"
 	python3 scripts/report/insn_report.py "$ir" 2>&1 | grep -q '1 windows counted, cowbench timed 2 sections' || ir_bad="$ir_bad windows"
 	sed -i 's/windows=1/windows=2/' "$ir/det-cow-b1.insn"
 	INSN_TOLERANCE=10 python3 scripts/report/insn_report.py "$ir" 2>&1 | grep -q 'per window, more than 10' || ir_bad="$ir_bad tolerance"
 	rm "$ir/det-stock-b1.insn"
 	python3 scripts/report/insn_report.py "$ir" 2>&1 | grep -q 'det-stock-b1.insn is missing' || ir_bad="$ir_bad missing"
-	if [ -z "$ir_bad" ]; then ok "insn_report: a canned bench-insn run per function; windows not the timed sections, counts off cowbench's time, a missing kernel refused"
+	if [ -z "$ir_bad" ]; then ok "insn_report: a canned bench-insn run per function, in RESULTS.md; windows not the timed sections, counts off cowbench's time, a missing kernel refused"
 	else notok "insn_report on tests/host/insn-run" "accepted:$ir_bad"; fi
 else notok "insn_report on tests/host/insn-run" "$(tail -n 3 "$ir/insn.md" 2>/dev/null)"; fi
 rm -rf "$ir"

@@ -32,7 +32,7 @@ import sys
 import tempfile
 
 POLICIES = ('exclusive', 'refcount', 'mapcount')
-COMMANDS = ('make test', 'make bench', 'make test-mutants', 'make stall-probe', 'make soak')
+COMMANDS = ('make test', 'make bench', 'make test-mutants', 'make stall-probe', 'make soak', 'make bench-insn')
 CELL = ('run', 'policy', 'program', 'case', 'suite', 'verdict')
 PROV_KEYS = ('run', 'date', 'kernel', 'commit', 'accelerator', 'command')
 DELIM = re.compile(r'^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?$')
@@ -310,9 +310,28 @@ def soak_section(d):
     return run, L
 
 
+def insn_section(d):
+    """make bench-insn (scripts/report/insn_report.py): the per-kernel table
+    and the first INSN_ROWS rows of the per-function one, from insn.md."""
+    env = read_env(os.path.join(d, 'meta.env'))
+    tabs = [t for _, t in tables_under(read(os.path.join(d, 'insn.md')), r'# Instructions per')]
+    if len(tabs) != 2:
+        raise BadInput('%s: a make bench-insn run without its two tables in insn.md' % d)
+    run, L = provenance(d, env, 'make bench-insn', env.get('project_commit') or 'unknown')
+    L += ['Instructions of `%s`\'s timed sections counted per guest address by the QEMU plugin '
+          'benchmarks/insn/insncount.c (`%s`), cow (policy %s) against stock, one boot each '
+          '(seed %s), every benchmark run as in a make bench det boot; the functions whose '
+          'count per operation differs most (the whole list is in the run\'s insn.md).' % (
+              env.get('insn', '?'), env.get('command', 'make bench-insn'),
+              env.get('policies_cow', '?'), env.get('seed', '?')), '']
+    return run, L + embed('Instructions per operation', [tabs[0], tabs[1][:2 + INSN_ROWS]])
+
+
+INSN_ROWS = 12
+
 SECTIONS = {'make test': test_section, 'make bench': bench_section,
             'make test-mutants': mutants_section, 'make stall-probe': stall_section,
-            'make soak': soak_section}
+            'make soak': soak_section, 'make bench-insn': insn_section}
 
 
 def kind(d):
@@ -325,6 +344,8 @@ def kind(d):
         return 'make stall-probe'
     if read_env(os.path.join(d, 'meta.env')).get('command', '').startswith('make soak'):
         return 'make soak'
+    if read_env(os.path.join(d, 'meta.env')).get('command', '').startswith('make bench-insn'):
+        return 'make bench-insn'
     if has('meta.env') and has('report.md', 'raw.json', 'raw.csv'):
         return 'make bench'
     if has('judgement.jsonl', 'judge.txt', 'summary.txt'):
