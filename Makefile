@@ -267,7 +267,8 @@ $(RDIR)/$(1)-$(2).status: $(BUILD)/initramfs/$(1)-$(2).img
 		mkdir -p $(RDIR); echo "fail the run did not start or died early" >$$@; }
 endef
 $(foreach v,$(VARIANTS) $(PATCHED_ALL),$(foreach p,$(PROFILES),$(eval $(call image_rules,$(v),$(p)))))
-.PHONY: $(foreach v,$(VARIANTS),$(foreach p,$(PROFILES),$(RDIR)/$(v)-$(p).status)) $(RDIR)/bench-quick.status
+.PHONY: $(foreach v,$(VARIANTS),$(foreach p,$(PROFILES),$(RDIR)/$(v)-$(p).status)) $(RDIR)/bench-quick.status \
+	$(RDIR)/bench-insn.status
 
 # make bench QUICK=1: one tiny deterministic round of every benchmark on the
 # cow kernel, through collect, report and plots: proves the bench pipeline.
@@ -276,7 +277,17 @@ $(RDIR)/bench-quick.status: $(BUILD)/initramfs/cow-bench.img
 		record pass "bench QUICK=1 ($(RDIR)/bench-quick/report.md)"; echo pass >$@; \
 	else record fail "bench QUICK=1"; echo fail >$@; fi
 
-test-graph: check test-bad-input $(TEST_STATUS) $(RDIR)/bench-quick.status
+# make bench-insn on one tiny cell (copy-64, cow and stock, one boot each):
+# the QEMU plugin's windows must be cowbench's timed sections and its
+# counts must agree with cowbench's det time (scripts/report/insn_report.py).
+$(RDIR)/bench-insn.status: $(BUILD)/initramfs/cow-bench.img $(BUILD)/initramfs/stock-bench.img $(BUILD)/insn/insncount.so
+	@$(LIB) if QUICK=1 BENCH_NOBUILD=1 BENCH_VARIANTS="cow stock" BENCH_EXCL_ONLY=0 BENCH_BOOTS=1 \
+		BENCH_REAL=none BENCH_POLICIES=exclusive BENCH_INSN=copy-64 BENCH_COMMAND="make bench-insn (make test)" \
+		BENCH_RUN=$(RDIR)/bench-insn scripts/flow/bench.sh >$(RDIR)/bench-insn.out 2>&1; then \
+		record pass "bench-insn copy-64: plugin windows and counts agree with cowbench ($(RDIR)/bench-insn/insn.md)"; echo pass >$@; \
+	else record fail "bench-insn copy-64: $$(grep -E 'insn_report|FAILED' $(RDIR)/bench-insn.out | head -n 3 | tr '\n' ' ')"; echo fail >$@; fi
+
+test-graph: check test-bad-input $(TEST_STATUS) $(RDIR)/bench-quick.status $(RDIR)/bench-insn.status
 
 # The build stages of make test, "name=file" (scripts/flow/test.sh prints
 # "up to date" for those that are).
@@ -287,7 +298,7 @@ print-build-targets:
 		$(foreach v,$(TEST_VARIANTS_ALL),kernel_$(v)=$(BUILD)/obj-$(v)/kernel.id \
 			driver_$(v)=$(BUILD)/driver/$(v)/driver.id) \
 		$(foreach v,$(filter $(STAP_VARIANTS),$(TEST_VARIANTS_ALL)),stap_$(v)=$(BUILD)/stap/$(v)/stap.id) \
-		$(foreach vp,$(TEST_MATRIX) cow:bench,initramfs_$(subst :,-,$(vp))=$(BUILD)/initramfs/$(subst :,-,$(vp)).img)
+		$(foreach vp,$(TEST_MATRIX) cow:bench stock:bench,initramfs_$(subst :,-,$(vp))=$(BUILD)/initramfs/$(subst :,-,$(vp)).img)
 
 # make print-obj-<variant>: that variant's object dir (scripts/flow/bench.sh).
 print-obj-%:

@@ -56,7 +56,7 @@ run_stage deps "$MAKE" --no-print-directory deps || summary
 } >"$rdir/meta.env"
 
 # The stage graph (Makefile, test-graph): check, test-bad-input, every
-# build stage, every run of TEST_MATRIX and bench QUICK=1. -k: a failed
+# build stage, every run of TEST_MATRIX, bench QUICK=1 and bench-insn. -k: a failed
 # stage stops only what depends on it; every run that can run, runs.
 # JOBS=N (or make -jN test): N jobs side by side.
 t=$(now)
@@ -78,6 +78,7 @@ for vp in $TEST_MATRIX; do
 	[ -s "$st" ] || record fail "run ${vp%%:*}-${vp#*:} (not run: a stage it needs failed)"
 done
 [ -s "$rdir/bench-quick.status" ] || record fail "bench QUICK=1 (not run: a stage it needs failed)"
+[ -s "$rdir/bench-insn.status" ] || record fail "bench-insn copy-64 (not run: a stage it needs failed)"
 for v in $(echo " $TEST_MATRIX" | sed 's/:[^ ]*//g' | tr ' ' '\n' | sort -u); do
 	[ ! -f "$BUILD/obj-$v/include/config/kernel.release" ] ||
 		echo "kernel_$v=$(cat "$BUILD/obj-$v/include/config/kernel.release")" >>"$rdir/meta.env"
