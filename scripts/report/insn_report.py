@@ -21,17 +21,10 @@ import re
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results_md import read_env  # noqa: E402  (KEY=VALUE lines of meta.env)
+
 KERNEL_BASE = 0xffff800000000000
-
-
-def read_meta(run):
-    meta = {}
-    with open(os.path.join(run, "meta.env"), errors="replace") as f:
-        for line in f:
-            if "=" in line:
-                k, v = line.rstrip("\n").split("=", 1)
-                meta[k] = v
-    return meta
 
 
 def read_log(path):
@@ -99,7 +92,7 @@ def main():
         sys.exit("usage: insn_report.py RUN")
     run = sys.argv[1]
     tol = float(os.environ.get("INSN_TOLERANCE", "2000"))
-    meta = read_meta(run)
+    meta = read_env(os.path.join(run, "meta.env"))
     sides, errors = {}, []
     for v in ("cow", "stock"):
         log = os.path.join(run, "det-%s-b1.log" % v)
