@@ -268,8 +268,8 @@ static void t_start(struct sample *s)
 {
 	vm_read(&s->a);
 	phase_spin();
-	s->ns -= now_ns();
 	sections++;
+	s->ns -= now_ns();
 	insn_mark(1);
 }
 

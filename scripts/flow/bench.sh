@@ -68,6 +68,18 @@ begin=$(now)
 : "${BUILD:=$top/build}" "${RESULTS:=$top/results}" "${PATCHES:=$top/patches}"
 export BUILD RESULTS PATCHES
 
+# BENCH_INSN: one det boot of cow (policy exclusive unless BENCH_POLICIES
+# says) and one of stock, no real software; cowx would repeat cow.
+if [ -n "${BENCH_INSN:-}" ]; then
+	case $BENCH_INSN in
+	[a-z]*-[0-9]*) ;;
+	*) die "make bench-insn: '$BENCH_INSN' is not <benchmark>-<KiB> (fork-256, copy-1024)" ;;
+	esac
+	: "${BENCH_MODES:=det}" "${BENCH_VARIANTS:=cow stock}" "${BENCH_BOOTS:=1}"
+	: "${BENCH_REAL:=none}" "${BENCH_POLICIES:=exclusive}"
+	BENCH_EXCL_ONLY=0
+	[ "$BENCH_MODES" = det ] || die "make bench-insn: counts det boots only (BENCH_MODES=det, not '$BENCH_MODES')"
+fi
 if [ "${QUICK:-0}" = 1 ]; then
 	: "${BENCH_MODES:=det}" "${BENCH_VARIANTS:=cow}" "${BENCH_ROUNDS:=1}"
 	: "${BENCH_WARMUP:=0}" "${BENCH_SIZES:=64}" "${BENCH_FSIZE:=64}" "${BENCH_MINOPS:=64}"

@@ -44,7 +44,7 @@ def read_log(path):
             ops += int(kv["ops"])
             ns += int(kv["ns"])
             samples += 1
-            sections += int(kv.get("sections", 0))
+            sections += int(kv["sections"])
     return benches, ops, ns, samples, sections, per_op
 
 
