@@ -54,9 +54,10 @@ EXTRA_PACKAGES ?=
 SCIPY_PYTHON ?= /usr/bin/python3
 export SCIPY_PYTHON
 
-# checkpatch --strict runs on every patch (make check). Ignored, because
-# they are false positives here: UNKNOWN_COMMIT_ID (the Debian tree has no
-# upstream history, so every upstream commit id is "unknown") and
+# checkpatch --strict --no-tree runs on every patch (make check), as a
+# reviewer runs it on a mailed series. Ignored, because they are false
+# positives here: UNKNOWN_COMMIT_ID (no upstream history to look commit
+# ids up in; their form is still checked, GIT_COMMIT_ID) and
 # EMBEDDED_FILENAME (`source "mm/Kconfig.cow"` in mm/Kconfig matches the
 # name mm/Kconfig).
 CHECKPATCH_IGNORE ?= UNKNOWN_COMMIT_ID,EMBEDDED_FILENAME

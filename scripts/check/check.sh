@@ -126,10 +126,15 @@ if [ -z "$plist" ]; then
 elif [ ! -x "$KSRC/scripts/checkpatch.pl" ]; then
 	skip "checkpatch --strict" "no kernel tree at $KSRC (run make tree)"
 else
+	# As a reviewer runs it on a mailed series: --no-tree, from a directory
+	# outside any git tree, so that checkpatch checks the form of every
+	# commit id cited (GIT_COMMIT_ID) without a history to look them up in.
+	cpdir=$(mktemp -d)
 	for p in $plist; do
 		# PATH: checkpatch's spdxcheck.py wants Debian's python3 (python3-ply),
 		# not another python3 that may come first in PATH.
-		if (cd "$KSRC" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict -q --no-summary \
+		if (cd "$cpdir" && PATH=/usr/bin:$PATH perl "$KSRC/scripts/checkpatch.pl" --no-tree \
+			--strict -q --no-summary \
 			--ignore "${CHECKPATCH_IGNORE:-UNKNOWN_COMMIT_ID,EMBEDDED_FILENAME}" "$p") >"$tmp" 2>&1; then
 			ok "checkpatch --strict $(basename "$p")"
 		else
@@ -137,6 +142,7 @@ else
 			sed 's/^/    /' "$tmp"
 		fi
 	done
+	rmdir "$cpdir"
 fi
 
 # 7b. checkpatch --strict -f on the cowpin driver's sources.
