@@ -200,8 +200,9 @@ static void run_gup_ref_exited(struct outcome *out)
 
 /*
  * Exclusive pages with a GUP reference, mprotect() read-only and back: the
- * exclusive and mapcount rules map them writable again without a fault,
- * the refcount rule takes a fault and copies.
+ * exclusive rule maps them writable again without a fault (v6.0's
+ * 64fe24a3e05e), the refcount rule takes a fault and copies, the mapcount
+ * rule takes the fault v5.11 took and reuses.
  */
 static void run_mprotect_ref(struct outcome *out)
 {
@@ -249,16 +250,16 @@ static const struct scenario scenarios[] = {
 		[EXCL] = { { "cow_copy_refcount" }, 'o' },
 		[REFC] = { { "cow_copy_refcount" }, 'o' },
 		[MAPC] = { { "cow_gup_break", "cow_reuse_mapcount", "cow_reuse_exclusive" }, 'n' } } },
-	{ "mprotect-with-ref", "6.1 maps exclusive pages writable without a fault; refcount copies",
+	{ "mprotect-with-ref", "6.1 maps exclusive pages writable without a fault; refcount copies, mapcount faults and reuses",
 	  run_mprotect_ref, {
 		[EXCL] = { { NULL }, 'n' },
 		[REFC] = { { "cow_copy_refcount" }, 'o' },
-		[MAPC] = { { NULL }, 'n' } } },
-	{ "mprotect", "without a reference refcount faults and reuses",
+		[MAPC] = { { "cow_reuse_exclusive" }, 'n' } } },
+	{ "mprotect", "without a reference refcount and mapcount fault and reuse",
 	  run_mprotect, {
 		[EXCL] = { { NULL }, 'n' },
 		[REFC] = { { "cow_reuse_refcount" }, 'n' },
-		[MAPC] = { { NULL }, 'n' } } },
+		[MAPC] = { { "cow_reuse_exclusive" }, 'n' } } },
 };
 
 #define NR_SCENARIOS (int)(sizeof(scenarios) / sizeof(scenarios[0]))

@@ -34,6 +34,13 @@
  *               reads then writes them: "reuse" or "copy" by the parent's
  *               pfns; "leak" when the child reads the parent's write;
  *               "stale-pin" when a pin of the parent's no longer sees it.
+ *   fork-partial  a live child drops the NPAGES pages (MADV_DONTNEED) and
+ *               keeps the rest of the backing; the parent writes them:
+ *               "reuse" or "copy" by the parent's pfns, "leak" when the
+ *               child's kept pages change.  On a THP the written subpages
+ *               are mapped once while the folio is still mapped by the
+ *               child: v5.11's reuse_swap_page() counted the largest
+ *               subpage mapcount (page_trans_huge_mapcount()) and copied.
  *   ro-pin      as fork-write, but the parent first pins the shared pages
  *               read-only long-term (FOLL_PIN | FOLL_LONGTERM, 6.1's
  *               unshare path); "ok" when the pins read the write,
@@ -330,6 +337,56 @@ static void case_fork_write(struct area *a, struct obs *o)
 	fork_and_write(a, o, false);
 }
 
+/*
+ * fork-partial: the child drops the pages the parent writes and keeps the
+ * rest of the backing; on 'g' it answers 'o' when what it kept is intact,
+ * 'L' when it changed.
+ */
+static void case_fork_partial(struct area *a, struct obs *o)
+{
+	int go[2], back[2], same = 0, bad = 0;
+	uint64_t pfn[NPAGES];
+	pid_t pid;
+	char res;
+
+	pid = fork_piped(go, back);
+	if (!pid) {
+		struct vmstat scratch;
+
+		scn_warm(&scratch);
+		if (madvise(a->p, SPAN, MADV_DONTNEED))
+			_exit(4);
+		pipe_putc(back[1], 'r');
+		if (pipe_getc(go[0]) != 'g')
+			_exit(3);
+		pipe_putc(back[1], scn_count_diff(a->p + SPAN, 'o', a->len - SPAN) ?
+			  'L' : 'o');
+		_exit(0);
+	}
+	if (pipe_getc(back[0]) != 'r')
+		bail("child not ready");
+	for (int i = 0; i < NPAGES; i++)
+		bad += a->p[i * PAGE_SIZE] != 'o';
+	scn_drain_lru();
+	scn_warm(&o->before);
+	for (int i = 0; i < NPAGES; i++)
+		pfn[i] = scn_pfn(a->p + i * PAGE_SIZE);
+	memset(a->p, 'S', SPAN);
+	vmstat_read(&o->after);
+	for (int i = 0; i < NPAGES; i++)
+		same += scn_pfn(a->p + i * PAGE_SIZE) == pfn[i];
+	bad += !!scn_count_diff(a->p, 'S', SPAN);
+	pipe_putc(go[1], 'g');
+	res = pipe_getc(back[0]);
+	waitpid(pid, NULL, 0);
+	o->outcome = res != 'o' && res != 'L' ? "error" : res == 'L' ? "leak" :
+		     bad ? "lost-write" :
+		     same == NPAGES ? "reuse" : same == 0 ? "copy" : "mixed";
+	snprintf(o->detail, sizeof(o->detail), "same_pfn=%d/%d child_kept=%s",
+		 same, NPAGES, res == 'o' ? "old" : res == 'L' ? "changed" : "bad");
+	close(go[0]); close(go[1]); close(back[0]); close(back[1]);
+}
+
 static void case_ro_pin(struct area *a, struct obs *o)
 {
 	fork_and_write(a, o, true);
@@ -354,6 +411,7 @@ static const struct scase {
 } cases[] = {
 	{ "vmsplice", case_vmsplice },
 	{ "fork-write", case_fork_write },
+	{ "fork-partial", case_fork_partial },
 	{ "ro-pin", case_ro_pin },
 };
 

@@ -29,6 +29,14 @@
  *     parent writes.  A pin taken without unsharing (P = refcount) points
  *     to the page the mapcount rule now reuses: the child's device reads
  *     the parent's secret, a leak through a pin (cow_policy.rst).
+ * flip-ro-pin-refcount-fork (pin profile)  a read-only long-term pin taken
+ *     under "refcount" on a page shared with a child that then exits; back
+ *     under P the parent forks again and writes.  The pin shares nothing
+ *     any more, but its page is not PageAnonExclusive, and fork must copy
+ *     it for the new child wherever the refcount rule was ever in force
+ *     (70e806e4e645 copied every maybe-pinned page; a pin that does not
+ *     unshare outlives the policy).  The outcome is fork's: "copy" when
+ *     the new child got copies, "shared" when it maps the pinned pages.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -258,6 +266,81 @@ static void ro_pin_to_mapcount(void)
 	munmap(mem, LEN);
 }
 
+static void ro_pin_refcount_fork(void)
+{
+	const struct scn_row *row = scn_begin("flip-ro-pin-refcount-fork");
+	struct vmstat before, after;
+	static char dev[LEN];
+	int go[2], back[2], fd, ret, same = -1;
+	uint64_t pfn[NPAGES], h = 0;
+	char c, *mem;
+	pid_t pid;
+
+	if (!row)
+		return;
+	fd = cowpin_open();
+	if (fd < 0) {
+		scn_ok(false, "flip-ro-pin-refcount-fork: open %s: %m", COWPIN_DEVICE);
+		return;
+	}
+	mem = map_area();
+	/* Shared with a child, pinned under refcount, then the child exits. */
+	pid = fork_piped(go, back);
+	if (!pid) {
+		pipe_putc(back[1], 'r');
+		pipe_getc(go[0]);
+		_exit(0);
+	}
+	if (pipe_getc(back[0]) != 'r')
+		bail("child");
+	scn_set_policy("refcount");
+	ret = cowpin_reg(fd, mem, LEN, COWPIN_F_LONGTERM, &h);
+	scn_set_policy(start_policy);
+	pipe_putc(go[1], 'x');
+	waitpid(pid, NULL, 0);
+	close(go[0]); close(go[1]); close(back[0]); close(back[1]);
+	if (ret) {
+		scn_ok(false, "flip-ro-pin-refcount-fork: R/O pin: %s", strerror(-ret));
+		close(fd);
+		munmap(mem, LEN);
+		return;
+	}
+	for (int i = 0; i < NPAGES; i++)
+		pfn[i] = scn_pfn(mem + i * PAGE_SIZE);
+	/* The fork under P: the new child says how many pfns it shares. */
+	scn_warm(&before);
+	pid = fork_piped(go, back);
+	if (!pid) {
+		int n = 0;
+
+		for (int i = 0; i < NPAGES; i++)
+			n += scn_pfn(mem + i * PAGE_SIZE) == pfn[i];
+		pipe_putc(back[1], (char)('A' + n));
+		pipe_getc(go[0]);
+		_exit(0);
+	}
+	c = pipe_getc(back[0]);
+	if (c >= 'A' && c <= 'A' + NPAGES)
+		same = c - 'A';
+	memset(mem, 'P', LEN);
+	vmstat_read(&after);
+	pipe_putc(go[1], 'x');
+	waitpid(pid, NULL, 0);
+	memset(dev, 0, LEN);
+	ret = cowpin_dev_read(fd, h, 0, LEN, dev);
+	c = ret ? '?' : !scn_count_diff(dev, 'P', LEN) ? 'n' :
+	    !scn_count_diff(dev, 'o', LEN) ? 'o' : 'm';
+	scn_end(row, same < 0 ? "error" : same == 0 ? "copy" :
+		same == NPAGES ? "shared" : "mixed", &before, &after, SLACK,
+		"pin_under=refcount fork_under=%s child_same_pfn=%d/%d device_sees=%s",
+		start_policy, same, NPAGES,
+		c == 'n' ? "new" : c == 'o' ? "old" : "bad");
+	cowpin_dereg(fd, h);
+	close(fd);
+	close(go[0]); close(go[1]); close(back[0]); close(back[1]);
+	munmap(mem, LEN);
+}
+
 int main(void)
 {
 	scn_init("scn_flip");
@@ -274,5 +357,6 @@ int main(void)
 	next_fault();
 	ro_pin_refcount();
 	ro_pin_to_mapcount();
+	ro_pin_refcount_fork();
 	return scn_finish();
 }
