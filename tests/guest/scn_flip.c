@@ -266,10 +266,28 @@ static void ro_pin_to_mapcount(void)
 	munmap(mem, LEN);
 }
 
+/*
+ * The child of flip-ro-pin-refcount-fork: how many of the NPAGES pages it
+ * maps at the parent's pfns, as 'A' + n.  Its own /proc/self/pagemap: the
+ * descriptor scn_pfn() keeps open is the parent's.
+ */
+static void __attribute__((noreturn)) pfn_child(const char *mem, const uint64_t *pfn,
+						int back)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY), n = 0;
+	uint64_t e;
+
+	for (int i = 0; i < NPAGES && fd >= 0; i++)
+		if (pread(fd, &e, 8, ((uintptr_t)(mem + i * PAGE_SIZE) / PAGE_SIZE) * 8) == 8)
+			n += (e & PM_PRESENT) && PM_PFN(e) == pfn[i];
+	pipe_putc(back, fd < 0 ? '?' : (char)('A' + n));
+	_exit(0);
+}
+
 static void ro_pin_refcount_fork(void)
 {
 	const struct scn_row *row = scn_begin("flip-ro-pin-refcount-fork");
-	struct vmstat before, after;
+	struct vmstat before, mid, mid2, after;
 	static char dev[LEN];
 	int go[2], back[2], fd, ret, same = -1;
 	uint64_t pfn[NPAGES], h = 0;
@@ -307,25 +325,25 @@ static void ro_pin_refcount_fork(void)
 	}
 	for (int i = 0; i < NPAGES; i++)
 		pfn[i] = scn_pfn(mem + i * PAGE_SIZE);
-	/* The fork under P: the new child says how many pfns it shares. */
+	/*
+	 * The fork under P: the new child says how many pfns it shares and
+	 * exits.  The window is the fork, then (after the child is gone and
+	 * the stack is warm again) the parent's write: the parent's own
+	 * stack faults while the child lived are left out.
+	 */
 	scn_warm(&before);
 	pid = fork_piped(go, back);
-	if (!pid) {
-		int n = 0;
-
-		for (int i = 0; i < NPAGES; i++)
-			n += scn_pfn(mem + i * PAGE_SIZE) == pfn[i];
-		pipe_putc(back[1], (char)('A' + n));
-		pipe_getc(go[0]);
-		_exit(0);
-	}
+	if (!pid)
+		pfn_child(mem, pfn, back[1]);
+	vmstat_read(&mid);
 	c = pipe_getc(back[0]);
 	if (c >= 'A' && c <= 'A' + NPAGES)
 		same = c - 'A';
+	waitpid(pid, NULL, 0);
+	scn_warm(&mid2);
 	memset(mem, 'P', LEN);
 	vmstat_read(&after);
-	pipe_putc(go[1], 'x');
-	waitpid(pid, NULL, 0);
+	vmstat_skip(&after, &mid, &mid2);
 	memset(dev, 0, LEN);
 	ret = cowpin_dev_read(fd, h, 0, LEN, dev);
 	c = ret ? '?' : !scn_count_diff(dev, 'P', LEN) ? 'n' :
