@@ -398,10 +398,15 @@ rm -rf "$mr"
 # 16. the benchmark statistics (scripts/report/benchstat.py, scipy.stats) give the
 # textbook values: Student's t quantiles, Welch's test on two samples whose
 # t is 2 with 8 degrees of freedom (p 0.0805), the order statistics of the
-# median's 95% interval (ranks 4..12 of 15, 40..61 of 100); across boots:
-# the exact permutation test (3 against 3 boots wholly apart: p = 2/20; 5
-# against 5 boots, every boot the same: 2/252), the paired t-test over boots,
-# the sign test when every boot gave the same difference (3 boots: 2/8).
+# median's 95% interval (ranks 4..12 of 15, 40..61 of 100) and the exact
+# coverage of [min, max] where no 95% one exists (n 3: 75%, n 5: 93.75%);
+# across boots: the exact permutation test (3 against 3 boots wholly apart:
+# p = 2/20; 5 against 5 boots, every boot the same: 2/252; on 4 against 6
+# boots the p of scipy.stats.permutation_test) and its inverted interval
+# (infinite with 3+3 boots; excludes 0 exactly when p < 0.05), the paired
+# t-test over boots, the sign test when every boot gave the same difference
+# (3 boots: 2/8); Holm's adjustment; the 0.5% verdict's rule (NO only when
+# significant after Holm; never from one boot).
 if out=$(cd scripts/report && "${SCIPY_PYTHON:-/usr/bin/python3}" -c '
 import benchstat as b
 w = b.welch([1, 2, 3, 4, 5], [3, 4, 5, 6, 7])
@@ -421,7 +426,34 @@ assert x["exact"] and (x["lo"], x["hi"]) == (1.0, 1.0) and abs(x["p"] - 2 / 252)
 x = b.across_boots({1: 100, 2: 110, 3: 90}, {1: 101, 2: 111, 3: 91}, paired=True)
 assert x["exact"] and abs(x["p"] - 0.25) < 1e-9, x
 assert b.across_boots({1: 100}, {1: 101, 2: 102}) is None
-' 2>&1); then ok "benchstat: textbook values from scipy.stats (Welch, t, the median's ranks, permutation and paired tests over boots)"
+assert (b.median_coverage(3, 0), b.median_coverage(5, 0)) == (0.75, 0.9375)
+s = b.stats([1, 2, 3, 4, 5])
+assert (s["med_lo"], s["med_hi"], s["med_cov"]) == (1, 5, 0.9375), s
+assert "[1.00, 5.00] range, covers 93.75%" in b.fmt_median(s), b.fmt_median(s)
+import numpy as np
+from scipy import stats as sps
+av, bv = [99.1, 100.4, 98.7, 100.9], [102.6, 103.9, 101.2, 100.1, 103.4, 101.8]
+x = b.across_boots(dict(enumerate(av)), dict(enumerate(bv)))
+ref = sps.permutation_test((np.array(bv), np.array(av)), lambda u, v, axis=-1: u.mean(axis=axis)
+                           - v.mean(axis=axis), vectorized=True, n_resamples=9999,
+                           permutation_type="independent").pvalue
+assert abs(x["p"] - ref) < 1e-12 and x["p"] < 0.05 and 0 < x["lo"] < x["d"] < x["hi"], (x, ref)
+for av, bv in ((av, [v + 1 for v in av]), ([1, 2, 3, 4, 5], [2, 3, 4, 5, 7]), ([5, 1, 4], [2, 6, 3, 8])):
+    x = b.across_boots(dict(enumerate(av)), dict(enumerate(bv)))
+    assert (x["p"] < 0.05) == (not x["lo"] <= 0 <= x["hi"]), x
+x = b.across_boots({1: 1, 2: 2, 3: 3}, {1: 4, 2: 5, 3: 6})
+assert (x["lo"], x["hi"]) == (-float("inf"), float("inf")), x
+assert b.holm([0.01, 0.04, 0.03, 0.5]) == [0.04, 0.09, 0.09, 0.5]
+one, two = {"d": 1, "lo": 0.9, "hi": 1.1, "p": None}, {"d": 1, "lo": 0.6, "hi": 1.4, "p": 0.03}
+three = {"d": 1, "lo": 0.7, "hi": 1.3, "p": 0.001}
+b.judge([one, two, three])
+assert one["mark"] == b.ONE_BOOT and b.verdict(one) == "unresolved (one boot)", one
+assert (two["p_adj"], two["mark"], b.verdict(two)) == (0.03, "*", "NO"), two
+assert (three["p_adj"], three["mark"]) == (0.002, "**"), three
+b.judge([two, three, dict(two), dict(two)])
+assert two["p_adj"] == 0.09 and b.verdict(two) == "unresolved", two
+assert b.verdict({"lo": -0.4, "hi": 0.3, "p": 0.8, "p_adj": 1}) == "yes"
+' 2>&1); then ok "benchstat: textbook values from scipy.stats (Welch, t, the median's ranks and coverage, permutation test and its interval, paired tests over boots, Holm, the 0.5% verdict)"
 else notok "benchstat: textbook values from scipy.stats" "$(echo "$out" | tail -n 1)"; fi
 
 # 16b. make bench-compare: two made-up runs of 3 boots whose flip cell is 1%
@@ -471,6 +503,30 @@ if "${SCIPY_PYTHON:-/usr/bin/python3}" scripts/report/benchstat.py collect "$rb"
 	ok "benchstat: the Redis table (medians of boot medians, their range, copies by the counters)"
 else notok "benchstat: the Redis table" "$(grep -A 3 'Redis BGSAVE' "$rb/report.md" 2>/dev/null | tail -n 1; tail -n 1 "$tmp")"; fi
 rm -rf "$rb"
+
+# 16d. the marks and verdicts of the bench report (tests/host/benchstat).
+# fixtures.py: canned runs rendered by benchstat.py report, each a case the
+# report once got wrong: no star from a bootstrap collapsed to a point (one
+# boot, 2 identical rounds a side), no "NO" from 2 boots a side (p 0.33),
+# no mark from one boot a side (wall), Holm over a table of 7 rows (p 2/252
+# each: no star), one such row alone still "**"; results_md accepts them.
+# falsestar.py: a seeded simulation with no true difference (400 trials a
+# scenario: 5+5, 3+3, 2+2 boots, many identical values, one boot of 15, 3
+# and 2 rounds, wall, policies paired, a table of 10, the 0.5% verdict at
+# the boundary) through compare_rows() and judge(): at most 5% + 2.5% stars.
+out=$("${SCIPY_PYTHON:-/usr/bin/python3}" tests/host/benchstat/fixtures.py 2>&1)
+echo "$out" | grep -q '^ok - \|^not ok - ' || notok "benchstat fixtures" "$(echo "$out" | tail -n 1)"
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) ok "benchstat fixture: ${line#ok - }" ;;
+	"not ok - "*) line=${line#not ok - }; notok "benchstat fixture: ${line%%: *}" "${line#*: }" ;;
+	esac
+done <<EOF
+$out
+EOF
+if out=$("${SCIPY_PYTHON:-/usr/bin/python3}" tests/host/benchstat/falsestar.py 2>&1); then
+	ok "benchstat: false stars under no true difference at most 7.5% (seed 20260101, 400 trials, $(echo "$out" | grep -c ' ok$') scenarios)"
+else notok "benchstat: false stars under no true difference" "$(echo "$out" | grep -E 'FAIL|Error' | head -n 3 | tr -s ' ' | tr '\n' ';')"; fi
 
 # 17. scripts/report/results_md.py, the generator of RESULTS.md, on the canned
 # runs of tests/host/results-md: check accepts what write renders (over an

@@ -3,7 +3,7 @@
 
   collect RUN        console logs + meta.env of RUN -> raw.csv, raw.json
   report RUN         raw.json -> report.md, summary.txt, plots/*.png (gnuplot)
-  compare A B        every cell of run B against run A (medians, Welch test)
+  compare A B        every cell of run B against run A (medians, Δ across boots)
   repeat A B         deterministic mode: do boot 1 of A and boot 1 of B (the
                      same seed) agree within 0.1%?
   spread RUN         the boot medians of every cell of RUN and their spread
@@ -12,16 +12,20 @@
 A cell is (mode, kernel variant, benchmark, size, policy); its samples are
 the measured (not warm-up) rounds of every boot. The value of a sample is ns
 per op. make bench boots each kernel K times with distinct seeds; a
-difference is judged across boots: each boot contributes its median, the
-interval is a bootstrap over boots and the test a permutation test over
-boots (scipy.stats), so the variation between boots, which samples of one
-boot cannot show, is in both. With one boot per side the report falls back
-to the samples of that boot and says so: Welch's t-test (wall mode) or a
-bootstrap of the median difference (det mode), '*' p<0.05, '**' p<0.01,
-'***' p<0.001, otherwise "no difference proven".
+difference is judged across boots: each boot contributes its median; between
+kernels the test is an exact permutation test over boots and the interval
+the shifts it does not reject, between policies of the same boots a paired
+t-test and interval, so the variation between boots, which samples of one
+boot cannot show, is in both. Marks ('*' p<0.05, '**' p<0.01, '***'
+p<0.001, otherwise "no difference proven") come from p after Holm's
+correction over the comparisons of each table (judge()). With one boot on a
+side there is no test and no mark: the report describes that boot (Δ median
+and its bootstrap interval in det mode, Δ mean and Welch's interval in wall
+mode) and says "one boot: no test (not evidence)".
 """
 import csv
 import glob
+import itertools
 import json
 import math
 import os
@@ -29,6 +33,7 @@ import re
 import shutil
 import subprocess
 import sys
+import warnings
 
 FAULT_BENCHES = ("copy", "reuse", "softdirty", "wprt", "thpcopy", "thpreuse",
                  "ksm", "swapin", "gupfp")
@@ -89,10 +94,23 @@ FIXED = ["run_id", "mode", "variant", "boot", "kernel", "config_hash", "series_h
 # Debian's python3-scipy: run with SCIPY_PYTHON (/usr/bin/python3 by default,
 # the interpreter the Debian package is installed for).
 try:
+    import numpy as np
     from scipy import stats as sps
 except ImportError:
     sys.exit("benchstat: scipy is missing: run with the Debian python3 that has "
              "python3-scipy (make deps; SCIPY_PYTHON=%s)" % sys.executable)
+
+ALPHA = 0.05
+# The mark of a comparison that rests on one boot on a side: its samples are
+# rounds of one boot, which cannot hold the variation between boots (two
+# boots of one kernel differ by more than its rounds do), so no test.
+ONE_BOOT = "one boot: no test (not evidence)"
+STARS = ("*", "**", "***")
+# Exact permutation tests enumerate every arrangement of the boots up to
+# this many (10 against 10 boots: 184756); beyond, the observed arrangement
+# and PERM_RANDOM seeded random ones, as scipy.stats.permutation_test does.
+PERM_EXACT_MAX = 200000
+PERM_RANDOM = 9999
 
 
 def t_crit(df, p=0.05):
@@ -100,13 +118,21 @@ def t_crit(df, p=0.05):
     return float(sps.t.ppf(1 - p / 2, df))
 
 
+def median_coverage(n, k):
+    """The exact coverage of [x(k), x(n-1-k)] (0-based order statistics of
+    n samples) as an interval of a continuous distribution's median: the
+    binomial(n, 1/2) probability of k < #(x < median) < n - k. k = 0 is
+    [min, max]: 1 - 2^(1-n), 75% for n = 3, 93.75% for n = 5."""
+    return float(sps.binom.cdf(n - k - 1, n, 0.5) - sps.binom.cdf(k, n, 0.5))
+
+
 def median_rank(n, level=0.95):
     """The 0-based rank k of the distribution-free interval of the median,
-    [x(k), x(n-1-k)]: the largest k whose coverage, the binomial
-    probability of k < #(x < median) < n - k, is at least level."""
+    [x(k), x(n-1-k)]: the largest k whose coverage (median_coverage()) is
+    at least level; 0 ([min, max], which covers less) when none has."""
     best = 0
     for k in range(n // 2):
-        if sps.binom.cdf(n - k - 1, n, 0.5) - sps.binom.cdf(k, n, 0.5) >= level:
+        if median_coverage(n, k) >= level:
             best = k
         else:
             break
@@ -114,6 +140,9 @@ def median_rank(n, level=0.95):
 
 
 def stats(xs):
+    """n, median, mean, sd, the t interval of the mean (ci_lo, ci_hi), the
+    order-statistic interval of the median (med_lo, med_hi) and its exact
+    coverage med_cov (below 0.95 for n <= 5: then it is [min, max])."""
     xs = sorted(xs)
     n = len(xs)
     if n == 0:
@@ -126,19 +155,32 @@ def stats(xs):
     return {"n": n, "median": med, "mean": mean, "sd": sd,
             "ci_lo": mean - h, "ci_hi": mean + h,
             "med_lo": xs[lo_i], "med_hi": xs[n - 1 - lo_i],
+            "med_cov": median_coverage(n, lo_i),
             "min": xs[0], "max": xs[-1]}
+
+
+def fmt_median(s):
+    """'median [lo, hi]', the interval of the median covering 95% or more;
+    with 5 samples or fewer there is none, and the cell says what it shows:
+    'median [min, max] range, covers 75%' (its exact coverage)."""
+    if s["n"] < 2:
+        return "%s (n 1: no interval)" % fmt(s["median"])
+    txt = "%s [%s, %s]" % (fmt(s["median"]), fmt(s["med_lo"]), fmt(s["med_hi"]))
+    if s["med_cov"] < 0.95:
+        txt += " range, covers %g%%" % round(100 * s["med_cov"], 2)
+    return txt
 
 
 def welch(a, b):
     """b against a, Welch's t-test (scipy.stats.ttest_ind, unequal
-    variances): (delta %, half width % of the 95% interval, p, mark)."""
+    variances): delta %, half width % of the 95% interval, p. The report
+    uses it only to describe the rounds of one boot, never to mark."""
     sa, sb = stats(a), stats(b)
     if not sa or not sb or sa["mean"] == 0:
         return None
     d = (sb["mean"] - sa["mean"]) / sa["mean"] * 100
     if sa["n"] < 2 or sb["n"] < 2:
-        return {"d": d, "half": float("nan"), "p": float("nan"),
-                "mark": "n<2: no test"}
+        return {"d": d, "half": float("nan"), "p": float("nan")}
     va = sa["sd"] ** 2 / sa["n"]
     vb = sb["sd"] ** 2 / sb["n"]
     se = math.sqrt(va + vb)
@@ -146,31 +188,13 @@ def welch(a, b):
         p = 1.0 if sb["mean"] == sa["mean"] else 0.0
         half = 0.0
     else:
-        p = float(sps.ttest_ind(b, a, equal_var=False).pvalue)
+        with warnings.catch_warnings():   # nearly identical samples: scipy warns
+            warnings.simplefilter("ignore", RuntimeWarning)
+            p = float(sps.ttest_ind(b, a, equal_var=False).pvalue)
         df = (va + vb) ** 2 / ((va ** 2 / (sa["n"] - 1) if va else 0)
                                + (vb ** 2 / (sb["n"] - 1) if vb else 0))
         half = t_crit(df) * se / sa["mean"] * 100
-    if p < 0.001:
-        mark = "***"
-    elif p < 0.01:
-        mark = "**"
-    elif p < 0.05:
-        mark = "*"
-    else:
-        mark = "no difference proven"
-    return {"d": d, "half": half, "p": p, "mark": mark}
-
-
-def within(w, limit):
-    """yes: the 95% interval of the difference lies inside +-limit %;
-    NO: significant and beyond; unresolved otherwise."""
-    if not w or math.isnan(w["half"]):
-        return "unresolved"
-    if abs(w["d"]) + w["half"] <= limit:
-        return "yes"
-    if w["p"] < 0.05 and abs(w["d"]) > limit:
-        return "NO"
-    return "unresolved"
+    return {"d": d, "half": half, "p": p}
 
 
 def median(xs):
@@ -181,11 +205,10 @@ def median(xs):
 
 def median_diff(a, b, resamples=2000, seed=1):
     """The difference of the medians of b and a as % of a's median, with a
-    seeded percentile-bootstrap 95% interval (scipy.stats.bootstrap, the
-    two samples resampled independently): the statistic for the
-    deterministic mode, whose samples are exact instruction counts except
-    for the few a timer tick lands in (those move the mean, not the
-    median)."""
+    seeded percentile-bootstrap interval (scipy.stats.bootstrap, the two
+    samples resampled independently). Descriptive only: on the rounds of
+    one boot, most of them the same count in det mode, the interval
+    collapses to a point and holds none of the variation between boots."""
     if len(a) < 2 or len(b) < 2:
         return None
     ma = median(a)
@@ -194,34 +217,38 @@ def median_diff(a, b, resamples=2000, seed=1):
     d = (median(b) - ma) / ma * 100
     if len(set(a)) == 1 and len(set(b)) == 1:
         return {"d": d, "lo": d, "hi": d}   # every resample gives d
-    res = sps.bootstrap((b, a), lambda x, y: (median(x) - median(y)) / ma * 100,
-                        vectorized=False, paired=False, n_resamples=resamples,
+    res = sps.bootstrap((np.asarray(b, float), np.asarray(a, float)),
+                        lambda x, y, axis=-1: (np.median(x, axis=axis)
+                                               - np.median(y, axis=axis)) / ma * 100,
+                        vectorized=True, paired=False, n_resamples=resamples,
                         method="percentile", random_state=seed)
     return {"d": d, "lo": float(res.confidence_interval.low),
             "hi": float(res.confidence_interval.high)}
 
 
-def median_cmp(a, b):
-    """median_diff() in the shape of welch(): mark * when the interval
-    excludes zero."""
-    md = median_diff(a, b)
-    if not md:
-        return None
-    return {"d": md["d"], "mark": "*" if md["lo"] > 0 or md["hi"] < 0
-            else "no difference proven"}
+def holm(ps):
+    """Holm's step-down adjustment of the p-values ps (returned in their
+    order): the i-th smallest becomes max over j <= i of min(1, (m-j+1) p(j)).
+    Rejecting where the adjusted p < alpha keeps the chance of any false
+    rejection among the m at most alpha, however the tests depend on each
+    other."""
+    m = len(ps)
+    adj = [0.0] * m
+    run = 0.0
+    for r, i in enumerate(sorted(range(m), key=lambda i: ps[i])):
+        run = max(run, min(1.0, (m - r) * ps[i]))
+        adj[i] = run
+    return adj
 
 
-def within_median(m, limit):
-    """yes: the interval [lo, hi] of a difference (the bootstrap interval of
-    the median difference, or the interval across boots) lies inside
-    +-limit %; NO: it lies wholly beyond; unresolved otherwise."""
-    if not m:
-        return "unresolved"
-    if -limit <= m["lo"] and m["hi"] <= limit:
-        return "yes"
-    if m["lo"] > limit or m["hi"] < -limit:
-        return "NO"
-    return "unresolved"
+def mark_p(p):
+    if p < 0.001:
+        return "***"
+    if p < 0.01:
+        return "**"
+    if p < ALPHA:
+        return "*"
+    return "no difference proven"
 
 
 # ---- across boots ---------------------------------------------------------------
@@ -241,27 +268,87 @@ def spread(bm):
     return (max(v) - min(v)) / m * 100 if m else 0.0
 
 
-def mark_p(p):
-    if p < 0.001:
-        return "***"
-    if p < 0.01:
-        return "**"
-    if p < 0.05:
-        return "*"
-    return "no difference proven"
+def perm_invert(D, C, g, alpha=ALPHA, tol=1e-9):
+    """A two-sided permutation test of a shift, and the interval that
+    inverts it. D: the observed statistic; for each of the N arrangements
+    considered (the observed one among them), C[i] its statistic and g[i]
+    >= 0 the rate at which it gains on the observed one as the shift delta
+    is taken out: T_i(delta) - T_obs(delta) = C[i] - D + delta g[i].
+    p(delta) = 2 min(#(T_i >= T_obs), #(T_i <= T_obs)) / N, capped at 1,
+    ties within tol counting on both sides (scipy.stats.permutation_test's
+    two-sided p). The interval is {delta: p(delta) >= alpha} = [lo, hi],
+    infinite on a side when no count can reach alpha N / 2 (too few
+    boots). Returns (p(0), lo, hi); 0 lies in [lo, hi] exactly when
+    p(0) >= alpha, so the interval and the test cannot disagree."""
+    C = np.asarray(C, float)
+    g = np.asarray(g, float)
+    N = len(C)
+    e = C - D
+    flat = g <= 0
+    ge0 = int(np.count_nonzero(e[flat] >= -tol))
+    le0 = int(np.count_nonzero(e[flat] <= tol))
+    es, gs = e[~flat], g[~flat]
+    lo_at = np.sort((-tol - es) / gs)   # in #(T_i >= T_obs) from delta >= lo_at
+    hi_at = np.sort((tol - es) / gs)    # in #(T_i <= T_obs) while delta <= hi_at
+    p = min(1.0, 2 * min(ge0 + int(np.count_nonzero(lo_at <= 0)),
+                         le0 + int(np.count_nonzero(hi_at >= 0))) / N)
+    need = math.ceil(round(alpha * N / 2, 9))
+    k = need - ge0
+    lo = -math.inf if k <= 0 else float(lo_at[k - 1]) if k <= len(lo_at) else math.inf
+    k = need - le0
+    hi = math.inf if k <= 0 else float(hi_at[len(hi_at) - k]) if k <= len(hi_at) else -math.inf
+    return p, lo, hi
 
 
-def across_boots(a, b, paired=False, resamples=4000, seed=1):
+_ARRANGEMENTS = {}
+
+
+def arrangements(n, k, seed=1):
+    """Index sets of size k out of 0..n-1, one a row, the observed one
+    (0..k-1) first: all C(n, k) of them when at most PERM_EXACT_MAX, else
+    it and PERM_RANDOM seeded random ones."""
+    key = (n, k, seed)
+    if key not in _ARRANGEMENTS:
+        if math.comb(n, k) <= PERM_EXACT_MAX:
+            idx = np.array(list(itertools.combinations(range(n), k)), dtype=np.int64)
+        else:
+            rng = np.random.default_rng(seed)
+            rand = rng.permuted(np.tile(np.arange(n), (PERM_RANDOM, 1)), axis=1)[:, :k]
+            idx = np.vstack([np.arange(k)[None, :], rand])
+        _ARRANGEMENTS[key] = idx
+    return _ARRANGEMENTS[key]
+
+
+def perm_boots(av, bv, ma, alpha=ALPHA, seed=1):
+    """b against a, two independent sets of boot medians: the permutation
+    test of the difference of their means (as % of ma) over every way to
+    deal the pooled boots to the two sides, and the interval of the shift
+    it does not reject (perm_invert()): (p, lo, hi)."""
+    na, nb = len(av), len(bv)
+    z = np.array(list(bv) + list(av), float)
+    idx = arrangements(na + nb, nb, seed)
+    s = z[idx].sum(axis=1)
+    C = (s / nb - (z.sum() - s) / na) / ma * 100
+    j = (idx < nb).sum(axis=1)          # how many of b's boots stay on b's side
+    g = (nb - j) * (1.0 / na + 1.0 / nb)
+    return perm_invert(C[0], C, g, alpha)
+
+
+def across_boots(a, b, paired=False, seed=1, alpha=ALPHA):
     """b against a over boots; a, b: {boot: median} (boot_medians()).
     d: the difference of the means of the boot medians, % of a's mean.
-    Independent sides (two kernels, booted apart): [lo, hi] is a seeded
-    percentile bootstrap over boots (scipy.stats.bootstrap), p a two-sided
-    permutation test over boots (scipy.stats.permutation_test, exact for
-    a few boots). Paired (two policies interleaved in the same boots): the
-    per-boot differences, a t interval and test (scipy.stats.ttest_rel).
-    exact: every boot of both sides gave one figure each, so the difference
-    is the same in every boot and needs no interval. None with fewer than
-    two boots on a side (or, paired, in common)."""
+    Independent sides (two kernels, booted apart): p is the two-sided
+    permutation test over boots (exact up to 10 against 10 boots; the
+    same p as scipy.stats.permutation_test), [lo, hi] the shifts it does
+    not reject at 5% (perm_invert()): infinite with 3 boots a side or
+    fewer, whose smallest possible p (2/20) is above 5%. Paired (two
+    policies interleaved in the same boots): the per-boot differences, a
+    t interval and test (scipy.stats.ttest_rel); when every boot gave the
+    same difference the exact sign test, 2^(1-n), its interval that one
+    difference from 6 boots on and infinite below. exact: every boot of
+    both sides gave one figure each (or one difference). No mark: the
+    marks come from p after Holm's correction over a table (judge()).
+    None with fewer than two boots on a side (or, paired, in common)."""
     if paired:
         common = sorted(set(a) & set(b))
         av = [a[k] for k in common]
@@ -277,52 +364,97 @@ def across_boots(a, b, paired=False, resamples=4000, seed=1):
     out = {"d": d, "k": (len(av), len(bv)), "spread_a": spread(dict(enumerate(av))),
            "spread_b": spread(dict(enumerate(bv))), "paired": paired}
     exact = len(set(av)) == 1 and len(set(bv)) == 1
-
-    def diff(x, y, axis=-1):
-        return (x.mean(axis=axis) - y.mean(axis=axis)) / ma * 100
     if paired:
         ds = [(y - x) / ma * 100 for x, y in zip(av, bv)]
         n = len(ds)
         mean = sum(ds) / n
         sd = math.sqrt(sum((x - mean) ** 2 for x in ds) / (n - 1))
-        half = t_crit(n - 1) * sd / math.sqrt(n)
         if sd:
+            half = t_crit(n - 1) * sd / math.sqrt(n)
             p = float(sps.ttest_rel(bv, av).pvalue)
+            lo, hi = mean - half, mean + half
         else:
             # every boot gave the same difference: the exact sign test
             p = min(1.0, 2 * 0.5 ** n) if mean else 1.0
-        out.update(d=mean, lo=mean - half, hi=mean + half, p=p)
+            lo, hi = (mean, mean) if p < alpha else (-math.inf, math.inf)
+        out.update(d=mean, lo=lo, hi=hi, p=p)
+        exact = exact or not sd
     else:
-        pt = sps.permutation_test((bv, av), diff, vectorized=True,
-                                  permutation_type="independent",
-                                  alternative="two-sided", n_resamples=9999,
-                                  random_state=seed)
-        if exact:
+        p, lo, hi = perm_boots(av, bv, ma, alpha, seed)
+        if exact and math.isfinite(lo) and math.isfinite(hi):
             lo = hi = d
-        else:
-            bs = sps.bootstrap((bv, av), diff, vectorized=True, paired=False,
-                               n_resamples=resamples, method="percentile",
-                               random_state=seed)
-            lo, hi = float(bs.confidence_interval.low), float(bs.confidence_interval.high)
-        out.update(lo=lo, hi=hi, p=float(pt.pvalue))
-    out["exact"] = exact or (paired and not sd)
-    if out["exact"] and out["d"]:
-        out["mark"] = "same in every boot (p %.3f)" % out["p"]
-    elif out["lo"] > 0 or out["hi"] < 0:
-        out["mark"] = mark_p(out["p"])
-    else:
-        out["mark"] = "no difference proven"
+        out.update(lo=lo, hi=hi, p=p)
+    out["exact"] = exact
     return out
 
 
-def delta_text(ra, rb, paired):
-    """(Δ text, significance) of rows rb against rows ra: across boots when
-    both have two or more, else Welch within the one boot."""
+def compare_rows(ra, rb, mode, paired=False):
+    """Rows rb against rows ra, as every table of the report and the
+    simulation in make check decide it. With two boots or more on each
+    side: across_boots(), p a test over boots. Otherwise a description of
+    the rounds of the one boot, p None (no test, no mark: ONE_BOOT): in
+    det mode Δ median with its bootstrap interval, in wall mode Δ mean ±
+    the half-width of Welch's interval. text: the Δ cell."""
     x = across_boots(boot_medians(ra), boot_medians(rb), paired=paired)
     if x:
-        return fmt_across(x), x["mark"]
-    d, mark = fmt_d(welch([r["ns_per_op"] for r in ra], [r["ns_per_op"] for r in rb]))
-    return d + " (one boot)", mark
+        x["text"] = fmt_across(x)
+        return x
+    a = [r["ns_per_op"] for r in ra]
+    b = [r["ns_per_op"] for r in rb]
+    md = median_diff(a, b) if mode == "det" else None
+    w = None if md else welch(a, b)
+    if md:
+        x = {"d": md["d"], "lo": md["lo"], "hi": md["hi"],
+             "text": "%+.2f%% [%+.2f, %+.2f] one boot" % (md["d"], md["lo"], md["hi"])}
+    elif w:
+        half = "" if math.isnan(w["half"]) else " ±%.2f" % w["half"]
+        x = {"d": w["d"], "lo": w["d"] - (w["half"] if half else math.inf),
+             "hi": w["d"] + (w["half"] if half else math.inf),
+             "text": "%+.2f%%%s one boot" % (w["d"], half)}
+    else:
+        return None
+    x.update(p=None, exact=False, one_boot=True)
+    return x
+
+
+def judge(xs, alpha=ALPHA):
+    """The comparisons of one table (compare_rows() results; None for an
+    empty cell), one family: Holm's correction (holm()) over those with a
+    test; each gets p_adj and its mark from p_adj (mark_p()); those
+    without a test p_adj None and the mark ONE_BOOT. Returns xs."""
+    tested = [x for x in xs if x and x.get("p") is not None]
+    for x, q in zip(tested, holm([x["p"] for x in tested])):
+        x["p_adj"] = q
+        x["mark"] = mark_p(q) if q < alpha else "no difference proven"
+    for x in xs:
+        if x and x.get("p") is None:
+            x["p_adj"] = None
+            x["mark"] = ONE_BOOT
+    return xs
+
+
+def verdict(x, limit=0.5, alpha=ALPHA):
+    """Is |Δ| within limit %? yes: the 95% interval lies within ±limit (the
+    test over boots rejects every shift beyond); NO: the difference is
+    significant after Holm's correction (judge()) and the interval lies
+    wholly beyond ±limit; unresolved otherwise, and always with one boot
+    on a side."""
+    if not x or x.get("p") is None:
+        return "unresolved (one boot)"
+    if -limit <= x["lo"] and x["hi"] <= limit:
+        return "yes"
+    if x["p_adj"] < alpha and (x["lo"] > limit or x["hi"] < -limit):
+        return "NO"
+    return "unresolved"
+
+
+def fmt_sig(x):
+    """The significance cell of a table: the mark, with p and Holm's p."""
+    if not x:
+        return "-"
+    if x.get("p") is None:
+        return x["mark"]
+    return "%s (p %.4f, Holm %.4f)" % (x["mark"], x["p"], x["p_adj"])
 
 
 def fmt_across(x):
@@ -442,10 +574,11 @@ def fmt(x):
 
 
 def fmt_d(w):
+    """Welch's Δ mean ± half-width: a description, never a mark."""
     if not w:
-        return "-", "-"
+        return "-"
     half = "" if math.isnan(w["half"]) else " ±%.2f" % w["half"]
-    return "%+.2f%%%s" % (w["d"], half), w["mark"]
+    return "%+.2f%%%s" % (w["d"], half)
 
 
 def order_key(k):
@@ -495,7 +628,7 @@ def gnuplot(run, data, cs):
         script = """
 set terminal pngcairo size 640,400 noenhanced
 set output '%s'
-set title '%s %d KiB, mode %s (%s): median, 95%% interval of the median'
+set title '%s %d KiB, mode %s (%s): median and 95%% interval (min..max when n <= 5)'
 set ylabel '%s'
 set xrange [-0.6:%f]
 set yrange [0:*]
@@ -561,17 +694,24 @@ def report(run):
         if any("tcg" in meta.get("accel_wall_%s" % v, "") for v in variants) else ""))
     P("Each cell: the measured rounds (warm-up rounds discarded) of every boot, "
       "one sample per round; policies interleaved in a seeded random order per "
-      "round; each boot with its own seed. median [95% interval of the median], "
+      "round; each boot with its own seed. median [95% interval of the median: "
+      "order statistics; with 5 samples or fewer no such interval exists and "
+      "the cell shows the range, min and max, with its exact coverage], "
       "mean ± sd, 95% CI of the mean, over all samples; *boots*: the number of "
       "boots and the spread of their medians (max − min, % of the median). "
       "**Δ across boots** (two boots or more per side): each boot contributes "
-      "its median; Δ is the difference of their means as % of the reference, "
-      "[95% interval]: between kernels a bootstrap over boots with a "
-      "permutation test over boots, between policies of the same boots a t "
+      "its median; Δ is the difference of their means as % of the reference. "
+      "Between kernels p is an exact permutation test over boots and [95%] the "
+      "shifts it does not reject (infinite with 3 boots a side or fewer: no "
+      "95% statement is possible); between policies of the same boots a t "
       "interval and test on the per-boot differences; \"same in all boots\" "
-      "when every boot gave one figure per side. With one boot per side Δ is "
-      "within that boot: the difference of the means ± the half-width of its "
-      "95% Welch interval. * p<0.05, ** p<0.01, *** p<0.001.")
+      "when every boot gave one figure per side. Marks come from p after "
+      "Holm's correction over the comparisons of each table (p and Holm's p "
+      "are printed): * p<0.05, ** p<0.01, *** p<0.001. With one boot on a "
+      "side there is no test and no mark (*" + ONE_BOOT + "*): Δ is described within that "
+      "boot (det: Δ median and its bootstrap interval; wall: Δ mean ± the "
+      "half-width of Welch's interval), which holds none of the variation "
+      "between boots.")
     P("")
 
     summary = []
@@ -579,20 +719,24 @@ def report(run):
     if "stock" in variants and ("cow" in variants or "cowx" in variants):
         P("## Framework overhead: cow kernel (policy exclusive) vs unpatched 6.1")
         P("")
-        P("Target: |Δ| ≤ 0.5% in deterministic mode. *within 0.5%*: **yes** when "
-          "the whole 95% interval lies within ±0.5%, **NO** when it lies wholly "
-          "beyond, *unresolved* otherwise. The interval is the one across boots "
-          "(each boot's median; bootstrap over boots, permutation test over "
-          "boots) when both kernels were booted more than once; otherwise, and "
-          "marked *one boot*, that of Δ median (seeded bootstrap over samples) in "
-          "det mode and of Δ mean (Welch) in wall mode, which cannot contain "
-          "the variation between boots. Where the run has it, the cow side is "
+        P("Target: |Δ| ≤ 0.5% in deterministic mode. Δ and p across boots (each "
+          "boot's median; exact permutation test over boots, [95%] the shifts it "
+          "does not reject) when both kernels were booted twice or more; p: raw "
+          "/ Holm-corrected over the tested rows of this table, and the mark "
+          "from the corrected p. *within 0.5%*: **yes** when the whole 95% "
+          "interval lies within ±0.5%; **NO** only when the difference is "
+          "significant after Holm's correction (Holm p < 0.05) and the interval "
+          "lies wholly beyond ±0.5%; *unresolved* otherwise. With one boot on "
+          "a side (marked *one boot*) Δ describes that boot only (det: Δ median "
+          "with its bootstrap interval; wall: Δ mean ± Welch): no test, no mark, "
+          "unresolved. Where the run has it, the cow side is "
           "the boot that ran \"exclusive\" alone (cowx), as stock does; the "
           "interleaved boot's exclusive rounds inherit state from the other "
           "policies' rounds.")
         P("")
-        P("| mode | benchmark | boots stock/cow | stock median | cow/exclusive median | boot spread stock / cow | Δ [95%] | p | significance | within 0.5% |")
+        P("| mode | benchmark | boots stock/cow | stock median | cow/exclusive median | boot spread stock / cow | Δ [95%] | p (raw / Holm) | significance | within 0.5% |")
         P("| --- | --- | --- | ---: | ---: | --- | ---: | ---: | --- | --- |")
+        over = []
         for k in keys:
             if k[1] != "stock":
                 continue
@@ -601,26 +745,16 @@ def report(run):
                 kc = (k[0], "cow", k[2], k[3], "exclusive")
             if kc not in cs:
                 continue
-            a = [r["ns_per_op"] for r in cs[k]]
-            b = [r["ns_per_op"] for r in cs[kc]]
+            over.append((k, kc, compare_rows(cs[k], cs[kc], k[0])))
+        judge([x for _, _, x in over])     # one family: this table
+        for k, kc, x in over:
             ba, bb = boot_medians(cs[k]), boot_medians(cs[kc])
             ma, mb = median(list(ba.values())), median(list(bb.values()))
-            x = across_boots(ba, bb)
-            if x:
-                delta, p, mark, ok = fmt_across(x), "%.4f" % x["p"], x["mark"], \
-                    within_median(x, 0.5)
-            else:
-                w = welch(a, b)
-                md = median_diff(a, b)
-                if k[0] == "det" and md:
-                    delta = "%+.2f%% [%+.2f, %+.2f] one boot" % (md["d"], md["lo"], md["hi"])
-                    p, mark, ok = "-", median_cmp(a, b)["mark"], within_median(md, 0.5)
-                else:
-                    d, mark = fmt_d(w)
-                    delta, p, ok = d + " one boot", "%.4f" % w["p"] if w else "-", within(w, 0.5)
+            p = "-" if not x or x["p"] is None else "%.4f / %.4f" % (x["p"], x["p_adj"])
             P("| %s | %s-%dK | %d/%d | %s | %s | %.2f%% / %.2f%% | %s | %s | %s | %s |" % (
                 k[0], k[2], k[3], len(ba), len(bb), fmt(ma), fmt(mb), spread(ba),
-                spread(bb), delta, p, mark, ok))
+                spread(bb), x["text"] if x else "-", p, x["mark"] if x else "-",
+                verdict(x, 0.5)))
         P("")
 
     # ---- false positives -----------------------------------------------------
@@ -693,26 +827,33 @@ def report(run):
         P("")
         P("| mode | kernel/policy | n | boots (spread) | median [95%] | mean ± sd | 95% CI of mean | Δ vs exclusive | significance | per op |")
         P("| --- | --- | ---: | --- | --- | --- | --- | ---: | --- | --- |")
+        # Δ: cow's exclusive against stock, the other policies against
+        # exclusive in the same boots; the table's tests are one family.
+        deltas = {}
+        for k in ks:
+            ref = (k[0], k[1], k[2], k[3], "exclusive")
+            kb = (k[0], "stock", k[2], k[3], "exclusive")
+            if k[1] != "stock" and k[4] == "exclusive" and kb in cs:
+                deltas[k] = compare_rows(cs[kb], cs[k], k[0])
+            elif k[1] != "stock" and k[4] != "exclusive" and ref in cs:
+                deltas[k] = compare_rows(cs[ref], cs[k], k[0], paired=True)
+        judge(list(deltas.values()))
         for k in ks:
             xs = [r["ns_per_op"] for r in cs[k]]
             s = stats(xs)
             bm = boot_medians(cs[k])
-            ref = (k[0], k[1], k[2], k[3], "exclusive")
+            x = deltas.get(k)
             if k[1] == "stock":
                 d, mark = "(baseline)", ""
+            elif x:
+                d, mark = x["text"] + (" vs stock" if k[4] == "exclusive" else ""), fmt_sig(x)
             elif k[4] == "exclusive":
-                kb = (k[0], "stock", k[2], k[3], "exclusive")
-                if kb in cs:
-                    d, mark = delta_text(cs[kb], cs[k], paired=False)
-                    d = d + " vs stock"
-                else:
-                    d, mark = "(reference)", ""
+                d, mark = "(reference)", ""
             else:
-                d, mark = delta_text(cs[ref], cs[k], paired=True) if ref in cs \
-                    else ("-", "")
-            P("| %s | %s | %d | %d (%.2f%%) | %s [%s, %s] | %s ± %s | [%s, %s] | %s | %s | %s |" % (
-                k[0], col_label(k[1], k[4]), s["n"], len(bm), spread(bm), fmt(s["median"]),
-                fmt(s["med_lo"]), fmt(s["med_hi"]), fmt(s["mean"]), fmt(s["sd"]),
+                d, mark = "-", ""
+            P("| %s | %s | %d | %d (%.2f%%) | %s | %s ± %s | [%s, %s] | %s | %s | %s |" % (
+                k[0], col_label(k[1], k[4]), s["n"], len(bm), spread(bm), fmt_median(s),
+                fmt(s["mean"]), fmt(s["sd"]),
                 fmt(s["ci_lo"]), fmt(s["ci_hi"]), d, mark, counters_text(cs[k])))
         for m in modes:
             png = "plots/%s-%s-%d.png" % (m, bench, size)
@@ -728,24 +869,16 @@ def report(run):
             if kb in cs:
                 line["stock"] = stats([r["ns_per_op"] for r in cs[kb]])["median"]
             if ke in cs:
-                xe = [r["ns_per_op"] for r in cs[ke]]
-                line["excl"] = stats(xe)["median"]
-                xo = [r["ns_per_op"] for r in cs[kx]] if kx in cs else xe
-                # Across boots when there are two or more per side;
-                # else within the one boot: det, the median difference and
-                # its bootstrap interval (ticks move the odd sample); wall,
-                # Welch on the means.
-                cmp = median_cmp if m == "det" else welch
+                line["excl"] = stats([r["ns_per_op"] for r in cs[ke]])["median"]
+                # Across boots when there are two or more per side; else
+                # a description of the one boot, no test and no mark.
                 ro = cs[kx] if kx in cs else cs[ke]
                 if kb in cs:
-                    line["d_stock"] = across_boots(boot_medians(cs[kb]), boot_medians(ro)) \
-                        or cmp([r["ns_per_op"] for r in cs[kb]], xo)
+                    line["d_stock"] = compare_rows(cs[kb], ro, m)
                 for p in ("refcount", "mapcount"):
                     kp = (m, "cow", bench, size, p)
                     if kp in cs:
-                        line[p] = across_boots(boot_medians(cs[ke]), boot_medians(cs[kp]),
-                                               paired=True) \
-                            or cmp(xe, [r["ns_per_op"] for r in cs[kp]])
+                        line[p] = compare_rows(cs[ke], cs[kp], m, paired=True)
             summary.append(line)
     if data.get("skipped"):
         P("")
@@ -761,19 +894,24 @@ def report(run):
     def sd(w):
         if not w:
             return "-"
-        m = {"***": "***", "**": "**", "*": "*"}.get(w["mark"], "")
+        if w.get("p") is None:
+            return "%+.2f%%(1b)" % w["d"]
+        m = w["mark"] if w["mark"] in STARS else ""
         if w.get("exact") and w["d"]:
-            m = "="
-        return "%+.2f%%%s" % (w["d"], m or (" ~" if w["mark"].startswith("no") else ""))
+            m += "="
+        return "%+.2f%%%s" % (w["d"], m or " ~")
 
+    for m in modes:   # each mode's table is one family
+        judge([line.get(c) for line in summary if line["mode"] == m
+               for c in ("d_stock", "refcount", "mapcount")])
     S = []
     S.append("==== make bench summary: %s (median ns/op; Δ across boots when "
-             "each side has two or more: difference of the boot medians' means, "
-             "marked when its 95%% interval over boots excludes 0, *** p<0.001 "
-             "** p<0.01 * p<0.05 (permutation test over boots between kernels, "
+             "each side has two or more: difference of the boot medians' means; "
+             "*** p<0.001 ** p<0.01 * p<0.05 after Holm's correction over the "
+             "mode's table (exact permutation test over boots between kernels, "
              "paired t over boots between policies), = the same in every boot; "
-             "with one boot: det Δ median, * its bootstrap interval excludes 0, "
-             "wall Δ mean (Welch); ~ no difference proven)" % meta.get("run_id", ""))
+             "(1b) one boot on a side: Δ within that boot, no test, not evidence; "
+             "~ no difference proven)" % meta.get("run_id", ""))
     for m in modes:
         S.append("-- mode %s: %s%s" % (m, MODE_UNIT[m].split(" (")[0] if m == "det"
                                         else MODE_UNIT[m],
@@ -858,22 +996,25 @@ def main():
             sys.exit("benchstat: no cells in common between %s and %s" % (a, b))
         out = []  # to stdout and, compare, to a file in B
         out.append("%s: A=%s B=%s" % ("repeatability (det mode)" if rep else "compare", a, b))
-        # Across boots (boot medians: bootstrap interval, permutation
-        # test) where both runs booted each kernel twice or more; the Welch
+        # Across boots (boot medians: exact permutation test, the interval
+        # that inverts it; marks after Holm's correction over every row)
+        # where both runs booted each kernel twice or more; the Welch
         # column pools the samples of all boots and cannot hold the
-        # variation between boots.
+        # variation between boots: a description, no mark.
+        judge([x for *_, x in rows])
         out.append("%-6s %-18s %-16s %12s %12s %10s %-44s %s" % ("mode", "kernel/policy", "benchmark",
                                                           "A median", "B median", "Δ median",
-                                                          "Δ across boots [95%] p", "Δ mean (Welch)"))
+                                                          "Δ across boots [95%] p Holm",
+                                                          "Δ mean (Welch, rounds pooled: no test)"))
         worst = 0.0
         for k, ma, mb, dm, w, x in rows:
             if rep and k[2] in FAULT_BENCHES:
                 worst = max(worst, abs(dm))
-            d, mark = fmt_d(w)
-            xb = "%s p=%.4f %s" % (fmt_across(x), x["p"], x["mark"]) if x else "(one boot)"
-            out.append("%-6s %-18s %-16s %12s %12s %+9.3f%% %-44s %s %s" % (
+            xb = "%s p=%.4f Holm=%.4f %s" % (fmt_across(x), x["p"], x["p_adj"], x["mark"]) \
+                if x else "(one boot: no test)"
+            out.append("%-6s %-18s %-16s %12s %12s %+9.3f%% %-44s %s" % (
                 k[0], col_label(k[1], k[4]), "%s-%dK" % (k[2], k[3]), fmt(ma), fmt(mb),
-                dm, xb, d, mark))
+                dm, xb, fmt_d(w)))
         if not rep:
             # B keeps the comparison, for make report (RESULTS.md).
             with open(os.path.join(b, "compare-%s.txt" % os.path.basename(a.rstrip("/"))), "w") as f:
