@@ -30,6 +30,10 @@
  * ro-pin-hugetlb-shared  a read-only long-term pin of a hugetlb page
  *     shared with a live child: hugetlb unshares for pins under every
  *     policy (follow_hugetlb_page()), and the unshare is counted.
+ * rdma-fork-hugetlb  a FOLL_WRITE|FOLL_LONGTERM pin of a private hugetlb
+ *     page, fork(), the parent writes with the child alive: fork copies
+ *     the pinned page for the child (4eae4efa2c29) and counts it in
+ *     cow_fork_copy; the device sees the parent's write, the child not.
  *
  * Outcome: ok (device and CPU see the same pages), stale-pin (the device
  * reads old data or its writes do not reach the CPU), leak (the child
@@ -332,6 +336,60 @@ static void ro_pin_hugetlb_shared(int fd)
 	munmap(mem, HPAGE);
 }
 
+static void rdma_fork_hugetlb(int fd)
+{
+	const struct scn_row *row = scn_begin("rdma-fork-hugetlb");
+	struct vmstat *before = snaps(0), *after = snaps(1);
+	int go[2], back[2], ret;
+	uint64_t h = 0;
+	pid_t pid;
+	char *mem, res;
+
+	if (!row)
+		return;
+	mem = mmap(NULL, HPAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (mem == MAP_FAILED) {
+		scn_ok(false, "rdma-fork-hugetlb: hugetlb mmap: %m (nr_hugepages %ld)",
+		       scn_read_long("/proc/sys/vm/nr_hugepages"));
+		return;
+	}
+	memset(mem, 'o', HPAGE);
+	ret = cowpin_reg(fd, mem, LEN, COWPIN_F_WRITE | COWPIN_F_LONGTERM, &h);
+	if (ret) {
+		scn_ok(false, "rdma-fork-hugetlb: register: %s", strerror(-ret));
+		munmap(mem, HPAGE);
+		return;
+	}
+	scn_warm(before);
+	pid = fork_piped(go, back);
+	if (!pid) {
+		pipe_putc(back[1], 'r');
+		if (pipe_getc(go[0]) != 'g')
+			_exit(3);
+		pipe_putc(back[1], !scn_count_diff(mem, 'o', LEN) ? 'o' :
+			  !scn_count_diff(mem, 'P', LEN) ? 'L' : 'm');
+		_exit(0);
+	}
+	if (pipe_getc(back[0]) != 'r')
+		bail("child");
+	memset(mem, 'P', LEN);
+	vmstat_read(after);
+	pipe_putc(go[1], 'g');
+	res = pipe_getc(back[0]);
+	waitpid(pid, NULL, 0);
+	memset(dev, 0, LEN);
+	ret = cowpin_dev_read(fd, h, 0, LEN, dev);
+	scn_end(row, ret || (res != 'o' && res != 'L') ? "error" : res == 'L' ? "leak" :
+		scn_count_diff(dev, 'P', LEN) ? "stale-pin" : "ok",
+		before, after, SLACK, "child=%s device_sees_write=%s",
+		res == 'o' ? "old" : res == 'L' ? "new" : "bad",
+		ret ? strerror(-ret) : scn_count_diff(dev, 'P', LEN) ? "no" : "yes");
+	cowpin_dereg(fd, h);
+	close(go[0]); close(go[1]); close(back[0]); close(back[1]);
+	munmap(mem, HPAGE);
+}
+
 int main(void)
 {
 	int fd;
@@ -346,6 +404,7 @@ int main(void)
 	gup_nofault_shared(fd, "gup-fast-only-shared", COWPIN_F_GET | COWPIN_F_FAST_ONLY);
 	gup_nofault_shared(fd, "gup-nofault-shared", COWPIN_F_GET | COWPIN_F_NOFAULT);
 	ro_pin_hugetlb_shared(fd);
+	rdma_fork_hugetlb(fd);
 	close(fd);
 	return scn_finish();
 }
