@@ -235,9 +235,9 @@ static void run_mprotect(struct outcome *out)
 }
 
 static const struct scenario scenarios[] = {
-	{ "fork-child-alive", "a page mapped twice is copied by every rule",
+	{ "fork-child-alive", "a page mapped twice is copied by every rule; 6.1's rule counts it by its references",
 	  run_child_alive, {
-		[EXCL] = { { "cow_copy_mapcount" }, 'o' },
+		[EXCL] = { { "cow_copy_refcount" }, 'o' },
 		[REFC] = { { "cow_copy_mapcount" }, 'o' },
 		[MAPC] = { { "cow_copy_mapcount" }, 'o' } } },
 	{ "fork-child-exited", "the last mapping reuses: 6.1 by its refcount fallback",
