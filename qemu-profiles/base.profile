@@ -9,14 +9,16 @@ PROFILE_DESC="base: 2 vCPUs, 2 GiB RAM, multi-threaded TCG (or KVM when it works
 FEATURES="thp hugetlb ksm"
 HUGETLB_PAGES=2
 QEMU_ARGS="-smp 2 -m 2G"
-# oops stay non-fatal (the host's log scan fails the run); panic reboots,
-# and -no-reboot turns that into QEMU exiting.
+# console=, panic= and loglevel= come from scripts/boot/qemu.sh (the
+# common part of every command line, scripts/lib.sh BOOT_CMDLINE): oops
+# stay non-fatal (the host's log scan fails the run); panic reboots, and
+# -no-reboot turns that into QEMU exiting.
 # trace_event=cow:cow_policy_change: the event the sysctl test reads is on
 # from boot, before the secondary CPUs start. A test that switched it on
 # would patch kernel text (the event's key, and sched_switch's for ftrace's
 # comm recording), which hung multi-threaded TCG in QEMU 7.2 (README,
 # Known problems).
-KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7 trace_event=cow:cow_policy_change"
+KERNEL_CMDLINE="trace_event=cow:cow_policy_change"
 # Shell lines the runner runs in the guest before the tests.
 GUEST_SETUP='
 grep -E "^(MemTotal|MemFree):" /proc/meminfo

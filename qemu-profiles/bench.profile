@@ -6,7 +6,9 @@ PROFILE_DESC="bench: cowpin loaded, THP madvise, KSM ready, swap on /dev/vda if 
 FEATURES="thp ksm"
 THP_ENABLED=madvise THP_DEFRAG=madvise
 QEMU_ARGS="-smp 2 -m 1G"
-KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=5 nokaslr"
+# A quiet console while measuring: up to KERN_WARNING only.
+CONSOLE_LOGLEVEL=5
+KERNEL_CMDLINE="nokaslr"
 GUEST_SETUP='
 echo 0 > /proc/sys/kernel/randomize_va_space
 if [ -f /lib/modules/cowpin.ko ]; then insmod /lib/modules/cowpin.ko; fi

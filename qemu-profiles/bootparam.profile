@@ -9,7 +9,7 @@ QEMU_ARGS="-smp 2 -m 1G"
 # would patch kernel text (the event's key, and sched_switch's for ftrace's
 # comm recording), which hung multi-threaded TCG in QEMU 7.2 (README,
 # Known problems).
-KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7 cow_policy=bogus cow_policy=mapcount trace_event=cow:cow_policy_change"
+KERNEL_CMDLINE="cow_policy=bogus cow_policy=mapcount trace_event=cow:cow_policy_change"
 GUEST_SETUP=''
 TEST_GROUPS="sysctl"
 POLICIES="mapcount"

@@ -17,7 +17,7 @@ QEMU_DISKS="swap:256M odirect:16M"
 # would patch kernel text (the event's key, and sched_switch's for ftrace's
 # comm recording), which hung multi-threaded TCG in QEMU 7.2 (README,
 # Known problems).
-KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7 trace_event=cow:cow_policy_change"
+KERNEL_CMDLINE="trace_event=cow:cow_policy_change"
 GUEST_SETUP='
 grep -E "^(MemTotal|MemAvailable):" /proc/meminfo
 '

@@ -6,6 +6,6 @@
 PROFILE_DESC="keyflip: a static key flipped every 2 ms under write-fault load"
 FEATURES=""
 QEMU_ARGS="-smp 2 -m 1G"
-KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7"
+KERNEL_CMDLINE=""
 TEST_GROUPS="keyflip"
 POLICIES="exclusive"

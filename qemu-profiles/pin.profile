@@ -4,7 +4,7 @@ PROFILE_DESC="pin: base + cowpin.ko loaded (/dev/cowpin, RDMA-like page pinning)
 FEATURES="pin thp hugetlb ksm"
 HUGETLB_PAGES=4
 QEMU_ARGS="-smp 2 -m 2G"
-KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7"
+KERNEL_CMDLINE=""
 GUEST_SETUP='
 ls -l /dev/cowpin
 grep -E "^(MemTotal|MemFree):" /proc/meminfo

@@ -4,7 +4,7 @@
 PROFILE_DESC="pmem: base + memmap=512M!1G pmem0, ext2 -o dax on /mnt/dax"
 FEATURES="dax thp ksm"
 QEMU_ARGS="-smp 2 -m 2G"
-KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7 memmap=512M!1G"
+KERNEL_CMDLINE="memmap=512M!1G"
 GUEST_SETUP=''
 TEST_GROUPS="pmem scn-pmem"
 POLICIES="exclusive refcount mapcount"

@@ -10,7 +10,7 @@ PROFILE_DESC="swap: base + 256 MiB swap on /dev/vda"
 FEATURES="swap thp ksm"
 QEMU_ARGS="-smp 2 -m 2G"
 QEMU_DISKS="swap:256M odirect:16M stable:16M:throttling.bps-write=4096"
-KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7"
+KERNEL_CMDLINE=""
 GUEST_SETUP='
 cat /proc/swaps
 mkswap /dev/vdc >/dev/null || exit 1

@@ -4,7 +4,7 @@ PROFILE_DESC="thp: base + THP enabled=always, defrag=always, khugepaged every 10
 FEATURES="thp ksm"
 THP_ENABLED=always THP_DEFRAG=always
 QEMU_ARGS="-smp 2 -m 2G"
-KERNEL_CMDLINE="console=ttyS0 panic=-1 loglevel=7"
+KERNEL_CMDLINE=""
 GUEST_SETUP='
 t=/sys/kernel/mm/transparent_hugepage
 echo 10 > $t/khugepaged/scan_sleep_millisecs || exit 1

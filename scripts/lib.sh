@@ -50,9 +50,44 @@ load_profile() {
 	fi
 	# shellcheck disable=SC2034 # used by the scripts that source this
 	PROFILE_DESC='' QEMU_ARGS='' KERNEL_CMDLINE='' GUEST_SETUP='' TEST_GROUPS='' POLICIES='' QEMU_DISKS='' RUN_TIMEOUT='' TCG_MODE='' GUEST_INSTALL=''
+	CONSOLE_LOGLEVEL=''
 	# shellcheck disable=SC1090
 	. "$1/$2.profile"
 	: "${POLICIES:=exclusive refcount mapcount}"
+	: "${CONSOLE_LOGLEVEL:=$CONSOLE_LOGLEVEL_DEFAULT}"
+}
+
+# The kernel command line every boot starts with, in one place
+# (scripts/boot/qemu.sh puts it before the caller's words; profiles add
+# only their own parameters): the serial console, reboot at once on a
+# panic (QEMU runs with -no-reboot, so a panic ends the run), the console
+# loglevel, and the lockup and hung-task detectors' thresholds (soft lockup
+# after 2 x 30 s; hung task after 240 s; 6.1 has no hung_task_timeout_secs=
+# parameter, the sysctl.* form sets the sysctl before init runs).
+BOOT_CMDLINE='console=ttyS0 panic=-1 watchdog_thresh=30 sysctl.kernel.hung_task_timeout_secs=240'
+# The console loglevel: 7 (everything up to KERN_INFO: the hung-task
+# detector prints its backtraces at KERN_INFO) unless a profile says
+# CONSOLE_LOGLEVEL; never below 5, which still prints KERN_WARNING (WARN
+# splats, "refcount_t:", dump_page(), pr_warn()).
+CONSOLE_LOGLEVEL_DEFAULT=7
+# shellcheck disable=SC2034 # read by scripts/boot/qemu.sh and scripts/check/check.sh
+CONSOLE_LOGLEVEL_MIN=5
+
+# boot_cmdline LOGLEVEL WORDS: the full kernel command line of a boot.
+boot_cmdline() {
+	printf '%s loglevel=%s %s\n' "$BOOT_CMDLINE" "$1" "$2"
+}
+
+# cmdline_loglevel CMDLINE: the console loglevel a kernel booted with
+# CMDLINE ends up with (parameters are applied in order: the last
+# loglevel=N, quiet (4) or debug (10) wins; ignore_loglevel prints all).
+cmdline_loglevel() {
+	printf '%s\n' "$1" | tr -s ' \t' '\n\n' | awk -v lvl="$CONSOLE_LOGLEVEL_DEFAULT" '
+		/^loglevel=/ { lvl = substr($0, 10) + 0 }
+		$0 == "quiet" { lvl = 4 }
+		$0 == "debug" { lvl = 10 }
+		$0 == "ignore_loglevel" { ign = 1 }
+		END { print ign ? 15 : lvl }'
 }
 
 # kernel_release OBJ: the release string of a configured/built object dir.

@@ -13,7 +13,7 @@ accel=tcg
 if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
 	out=$(mktemp)
 	"$(dirname "$0")/qemu.sh" --accel kvm --console "$out" --timeout 20 \
-		"$kernel" "$initrd" "console=ttyS0 panic=-1 cowtest.probe=1" -- -smp 1 -m 512M
+		"$kernel" "$initrd" "cowtest.probe=1" -- -smp 1 -m 512M
 	if grep -q 'COWTEST-PROBE ok' "$out"; then accel=kvm; fi
 	rm -f "$out"
 fi

@@ -15,25 +15,44 @@
 #                    appending every vCPU's registers to the console log
 #                    (QMP, scripts/boot/qmp-registers.py)
 #     --out F        QEMU's own stdout and stderr to F (removed when empty)
+#     --loglevel N   the console loglevel (default 7; at least 5, so that
+#                    KERN_WARNING reaches the console)
 #     --print        print the QEMU command line instead of running it
+#     --print-cmdline  print the kernel command line instead of running it
+# CMDLINE is what the caller adds to the command line every boot starts
+# with (BOOT_CMDLINE and loglevel=N, scripts/lib.sh: boot_cmdline): the
+# one place where console=, panic=, loglevel= and the lockup detectors'
+# thresholds are set. A CMDLINE that brings the console loglevel below 5
+# (loglevel=, quiet) is refused.
 # QEMU-ARGS (memory, vCPUs, disks, ...) are appended as they are. Exit
 # status: QEMU's; the guest's qemu-exit N makes it 2N+1.
 set -u
 . "$(dirname "$0")/../lib.sh"
-accel=tcg console='' timeout='' out=/dev/null print=''
+accel=tcg console='' timeout='' out=/dev/null print='' loglevel=$CONSOLE_LOGLEVEL_DEFAULT
 while [ $# -gt 0 ]; do
 	case $1 in
 	--accel) accel=$2; shift 2 ;;
 	--console) console=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
+	--loglevel) loglevel=$2; shift 2 ;;
 	--print) print=1; shift ;;
+	--print-cmdline) print=cmdline; shift ;;
 	--*) die "qemu.sh: unknown option $1" ;;
 	*) break ;;
 	esac
 done
-[ $# -ge 3 ] || die "usage: qemu.sh [--accel A] [--console F|stdio] [--timeout S] [--out F] KERNEL INITRD CMDLINE [-- QEMU-ARGS...]"
-kernel=$1 initrd=$2 cmdline=$3
+[ $# -ge 3 ] || die "usage: qemu.sh [--accel A] [--console F|stdio] [--timeout S] [--out F] [--loglevel N] KERNEL INITRD CMDLINE [-- QEMU-ARGS...]"
+kernel=$1 initrd=$2
+case $loglevel in '' | *[!0-9]*) die "qemu.sh: --loglevel '$loglevel' is not a number" ;; esac
+cmdline=$(boot_cmdline "$loglevel" "$3")
+lvl=$(cmdline_loglevel "$cmdline")
+[ "$lvl" -ge "$CONSOLE_LOGLEVEL_MIN" ] ||
+	die "qemu.sh: console loglevel $lvl hides kernel warnings (at least $CONSOLE_LOGLEVEL_MIN): $cmdline"
+if [ "$print" = cmdline ]; then
+	printf '%s\n' "$cmdline"
+	exit 0
+fi
 shift 3
 [ "${1:-}" != -- ] || shift
 accel_args=$(accel_args "$accel") || exit 1

@@ -69,7 +69,7 @@ if [ $mode = shell ]; then
 	echo "make shell: Ctrl-A X quits QEMU; Ctrl-A C is the QEMU monitor"
 	make_disks "$BUILD/disks" "$variant-$profile-"
 	# shellcheck disable=SC2086
-	"$top/scripts/boot/qemu.sh" --accel "$accel" --console stdio \
+	"$top/scripts/boot/qemu.sh" --accel "$accel" --console stdio --loglevel "$CONSOLE_LOGLEVEL" \
 		"$kernel" "$initrd" "$cmdline cowtest.shell=1" -- $QEMU_ARGS $disk_args
 	rc=$?
 	# qemu-exit 0 from the guest is QEMU status 1.
@@ -92,9 +92,12 @@ name=${RUN_NAME:-$variant-$profile}
 log="$rdir/$name.log"
 tap="$rdir/$name.tap"
 make_disks "$rdir" "$name-"
-# The command line this run boots with: the judge plans the run from it
-# (RUN_GROUPS, POLICY and EXTRA_CMDLINE narrow or change the profile's).
-printf '%s\n' "$cmdline" >"$rdir/$name.cmdline"
+# The command line this run boots with, whole (qemu.sh puts the common
+# part first): the judge plans the run from it (RUN_GROUPS, POLICY and
+# EXTRA_CMDLINE narrow or change the profile's).
+fullcmd=$("$top/scripts/boot/qemu.sh" --print-cmdline --loglevel "$CONSOLE_LOGLEVEL" --console "$log" \
+	"$kernel" "$initrd" "$cmdline") || exit 1
+printf '%s\n' "$fullcmd" >"$rdir/$name.cmdline"
 # The results channel (guest/init.sh): a raw disk, serial cowtest-results,
 # attached after the profile's disks (which keep /dev/vda, /dev/vdb, ...).
 # The guest copies its TAP there; it becomes $tap below.
@@ -106,12 +109,12 @@ disk_args="$disk_args -drive file=$resimg,if=none,format=raw,id=cowres -device v
 	echo "# cow-policy run $RUN_ID: variant=$variant profile=$profile accel=$accel timeout=${TIMEOUT}s"
 	echo "# kernel: $kernel ($(kernel_release "$obj"))"
 	echo "# initrd: $initrd"
-	echo "# cmdline: $cmdline"
+	echo "# cmdline: $fullcmd"
 	# shellcheck disable=SC2086
 	echo "# qemu: $("$top/scripts/boot/qemu.sh" --print --accel "$accel" --console "$log" "$kernel" "$initrd" "..." -- $QEMU_ARGS $disk_args)"
 } >"$log"
 # shellcheck disable=SC2086
-"$top/scripts/boot/qemu.sh" --accel "$accel" --console "$log" --timeout "$TIMEOUT" \
+"$top/scripts/boot/qemu.sh" --accel "$accel" --console "$log" --timeout "$TIMEOUT" --loglevel "$CONSOLE_LOGLEVEL" \
 	--out "$rdir/$name.qemu.out" "$kernel" "$initrd" "$cmdline" -- $QEMU_ARGS $disk_args
 rc=$?
 # shellcheck disable=SC2086

@@ -39,13 +39,28 @@ done
 bad=$(sed 's/#.*//' configs/pending.txt | grep -v -E '^[[:space:]]*(CONFIG_[A-Za-z0-9_]+)?[[:space:]]*$')
 if [ -n "$bad" ]; then notok "configs/pending.txt syntax" "$bad"; else ok "configs/pending.txt syntax"; fi
 
-# 3. QEMU profiles and test group lists.
-for f in qemu-profiles/*.profile; do
-	p=$(basename "$f" .profile)
-	why=$( (
-		load_profile qemu-profiles "$p" >/dev/null 2>&1 || { echo "does not source"; exit; }
+# 3. QEMU profiles and test group lists. A profile adds only its own kernel
+# parameters: console=, panic=, loglevel= and the lockup thresholds are
+# scripts/boot/qemu.sh's, and the command line a boot of the profile gets
+# (qemu.sh --print-cmdline) prints KERN_WARNING: console loglevel >= 5.
+profile_problems() { # DIR NAME: one line per problem of DIR/NAME.profile
+	(
+		load_profile "$1" "$2" >/dev/null 2>&1 || { echo "does not source"; exit; }
 		[ -n "$PROFILE_DESC" ] || echo "no PROFILE_DESC"
-		case $KERNEL_CMDLINE in *console=ttyS0*) ;; *) echo "KERNEL_CMDLINE lacks console=ttyS0" ;; esac
+		for w in $KERNEL_CMDLINE; do
+			case $w in
+			console=* | panic=* | loglevel=* | quiet | watchdog_thresh=* | sysctl.kernel.hung_task_timeout_secs=*)
+				echo "KERNEL_CMDLINE sets $w (scripts/boot/qemu.sh sets it for every boot)" ;;
+			esac
+		done
+		if ! full=$(scripts/boot/qemu.sh --print-cmdline --loglevel "$CONSOLE_LOGLEVEL" --console /dev/null \
+			K I "$KERNEL_CMDLINE" 2>&1); then
+			echo "its command line is refused: $full"
+		else
+			lvl=$(cmdline_loglevel "$full")
+			[ "$lvl" -ge "$CONSOLE_LOGLEVEL_MIN" ] || echo "console loglevel $lvl hides kernel warnings (at least $CONSOLE_LOGLEVEL_MIN): $full"
+			case " $full " in *" console=ttyS0 "*) ;; *) echo "no console=ttyS0 in $full" ;; esac
+		fi
 		[ -n "$TEST_GROUPS" ] || echo "no TEST_GROUPS"
 		for g in $TEST_GROUPS; do
 			[ -f "tests/groups/$g.list" ] || [ -f "guest/groups/$g.list" ] || echo "no list for group $g"
@@ -54,8 +69,23 @@ for f in qemu-profiles/*.profile; do
 		for feat in $FEATURES; do
 			[ -f "qemu-profiles/features/$feat.setup" ] || echo "no qemu-profiles/features/$feat.setup for feature $feat"
 		done
-	) | tr '\n' ' ')
+	)
+}
+for f in qemu-profiles/*.profile; do
+	p=$(basename "$f" .profile)
+	why=$(profile_problems qemu-profiles "$p" | tr '\n' ' ')
 	if [ -n "$why" ]; then notok "profile $p" "$why"; else ok "profile $p"; fi
+done
+# Canned bad profiles (tests/host/profiles/bad-*.profile): each must be
+# flagged, for the reason its "# check expects: TEXT" line names.
+for f in tests/host/profiles/bad-*.profile; do
+	[ -f "$f" ] || continue
+	p=$(basename "$f" .profile)
+	want=$(sed -n 's/^# check expects: //p' "$f")
+	why=$(profile_problems tests/host/profiles "$p" | tr '\n' ' ')
+	if [ -z "$want" ]; then notok "profile check flags $p" "no '# check expects:' line"
+	elif printf '%s\n' "$why" | grep -q -F -- "$want"; then ok "profile check flags $p ($want)"
+	else notok "profile check flags $p" "want '$want', got '${why:-nothing}'"; fi
 done
 for f in qemu-profiles/features/*.setup; do
 	if sh -n "$f" 2>"$tmp"; then ok "feature $(basename "$f" .setup)"

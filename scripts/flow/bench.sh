@@ -239,7 +239,7 @@ boot() {
 	{
 		echo "# make bench boot: mode=$_mode variant=$_v boot=$_b seed=$_seed accel=$_accel"
 		echo "# kernel: $_kernel ($(kernel_release "$_obj"))"
-		echo "# cmdline: $_cmd"
+		echo "# cmdline: $("$top/scripts/boot/qemu.sh" --print-cmdline --loglevel "$CONSOLE_LOGLEVEL" --console "$_log" K I "$_cmd")"
 		echo "# qemu: $(accel_args "$_accel") $_qargs -m 1G $_disk"
 	} >"$_log"
 	# The first boot's accelerator and arguments stand for the cell (the
@@ -251,7 +251,7 @@ boot() {
 	echo "seed_${_mode}_${_v}_b$_b=$_seed" >>"$run/meta.env"
 	_t=$(now)
 	# shellcheck disable=SC2086
-	"$top/scripts/boot/qemu.sh" --accel "$_accel" --console "$_log" \
+	"$top/scripts/boot/qemu.sh" --accel "$_accel" --console "$_log" --loglevel "$CONSOLE_LOGLEVEL" \
 		--timeout "$((BENCH_TIMEOUT + 120))" --out "$run/$_id.qemu.out" \
 		"$_kernel" "$_initrd" "$_cmd" -- $_qargs -m 1G $_disk &
 	_pid=$!
