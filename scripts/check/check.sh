@@ -186,16 +186,32 @@ else
 	sed 's/^/    /' "$tmp"
 fi
 
-# 8. the log scanner on canned logs.
+# 8. the log scanner on canned logs: clean-*.log scan clean, each bad-*.log
+# is flagged for the pattern tests/host/logs/patterns.tsv names, and every
+# pattern of the scanner has such a log.
+pt=tests/host/logs/patterns.tsv
 for f in tests/host/logs/*.log; do
 	b=$(basename "$f")
 	scripts/boot/scan-log.sh "$f" >"$tmp"
 	rc=$?
 	case $b in
 	clean-*) if [ $rc = 0 ]; then ok "scan-log $b is clean"; else notok "scan-log $b is clean" "$(head -n 1 "$tmp")"; fi ;;
-	bad-*) if [ $rc = 1 ]; then ok "scan-log flags $b"; else notok "scan-log flags $b" "not flagged"; fi ;;
+	bad-*)
+		miss=$(awk -F '\t' -v b="$b" '$1 == b { print $2 }' "$pt" | while IFS= read -r want; do
+			grep -q -F -- "kernel log has '$want' " "$tmp" || printf " '%s'" "$want"
+		done)
+		if [ $rc != 1 ]; then notok "scan-log flags $b" "not flagged"
+		elif ! grep -q -F "$(printf '%s\t' "$b")" "$pt"; then notok "scan-log flags $b" "no line in $pt"
+		elif [ -n "$miss" ]; then notok "scan-log flags $b" "not for$miss: $(head -n 1 "$tmp")"
+		else ok "scan-log flags $b ($(awk -F '\t' -v b="$b" '$1 == b { printf "%s%s", s, $2; s = ", " }' "$pt"))"; fi ;;
 	esac
 done
+nolog=$(scripts/boot/scan-log.sh --patterns | while IFS= read -r pat; do
+	# ENVIRON, not -v: awk -v would read the pattern's backslashes as escapes.
+	PAT=$pat awk -F '\t' '$2 == ENVIRON["PAT"] { f = 1 } END { exit !f }' "$pt" || printf " '%s'" "$pat"
+done)
+if [ -z "$nolog" ]; then ok "scan-log: every pattern has a canned log ($(scripts/boot/scan-log.sh --patterns | wc -l) patterns)"
+else notok "scan-log: every pattern has a canned log" "none for$nolog"; fi
 
 # 9. guest/adapters/vm_selftest.sh observes pass/fail/skip/timeout/crash the way
 # run_vmtests.sh reads an exit status and reports it for the host's judge
