@@ -5,6 +5,10 @@
 #   COWTEST-BOOT ...         banner: kernel release, seconds from boot to here
 #   TAP version 13 ... 1..N  one line per (policy, program); each program's own
 #                            TAP is indented by 4 spaces under "# policy=P test=T"
+#   # TAINT [policy=P test=T] before=N after=N
+#                            /proc/sys/kernel/tainted changed while the next
+#                            point's program (or the guest setup) ran; the
+#                            host judges which new bits fail it
 #   COWTEST-STATUS passed=N failed=N skipped=N
 # on the console and, from "TAP version" on, on the results disk (serial
 # cowtest-results) when the host attached one.
@@ -102,6 +106,21 @@ setup_script() {
 	printf '%s\n' "$GUEST_SETUP"
 }
 
+# The kernel's taint flags, read around each program and the setup: a new
+# bit (a WARN, a bad page, an oops, a soft lockup, ...) is reported as a
+# "# TAINT" line just before the point of what ran while it appeared, so
+# the host fails that program by name (scripts/report/judge.py: the
+# out-of-tree and unsigned module bits, which loading cowpin.ko and the
+# systemtap modules sets, are allowed). A bit that appears between two
+# programs is reported with the next one: none is lost.
+tainted() { cat /proc/sys/kernel/tainted 2>/dev/null || echo 0; }
+taint_was=$(tainted)
+taint_check() { # [policy=P test=T]
+	_t=$(tainted)
+	[ "$_t" = "$taint_was" ] || out "# TAINT ${1:+$1 }before=$taint_was after=$_t"
+	taint_was=$_t
+}
+
 out "TAP version 13"
 if [ -n "$FEATURES$GUEST_SETUP" ]; then
 	out "# guest setup ($PROFILE: ${FEATURES:-no features})"
@@ -110,6 +129,7 @@ if [ -n "$FEATURES$GUEST_SETUP" ]; then
 		echo $? >/tmp/rc
 	} | sed 's/^/    /' | tee -a /tmp/results.tap
 	rc=$(cat /tmp/rc)
+	taint_check
 	if [ "$rc" = 0 ]; then tap_ok "setup $PROFILE"; else tap_fail "setup $PROFILE (exit $rc)"; fi
 fi
 
@@ -194,6 +214,7 @@ for p in $POLICIES; do
 		COW_POLICY=$p timeout "$TEST_TIMEOUT" "$prog" $args </dev/null >/tmp/prog.out 2>&1
 		rc=$?
 		sed 's/^/    /' /tmp/prog.out | tee -a /tmp/results.tap
+		taint_check "policy=$p test=$name"
 		case $rc in
 		0) tap_ok "$p/$name" ;;
 		124 | 143) tap_fail "$p/$name (timeout ${TEST_TIMEOUT}s)" ;;

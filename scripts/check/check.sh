@@ -317,6 +317,12 @@ jd_case 1 "fail: cow-flip exclusive/stap_check: -: planned by the profile, did n
 	"a program of the command line's groups that never ran fails" cow:flip noprog=stap_check
 jd_case 1 "skipped (fake) and no rule in tests/expect/skips.tsv expects it" \
 	"a skip no rule expects fails" cow:base skip=smoke
+# The runner's "# TAINT" line (guest/init.sh): a taint bit that appeared
+# while a program ran fails that program by name; the out-of-tree and
+# unsigned module bits (O, E: cowpin.ko, systemtap) do not.
+jd_case 1 "fail: cow-base exclusive/smoke: taint: the kernel was tainted while it ran: W (new bits 0x200" \
+	"a program during which the kernel was tainted (W) fails by name" cow:base taint=smoke:4096:4608
+jd_case 0 " 0 failed," "a module load's taint (O, E) during a program is no failure" cow:base taint=smoke:0:12288
 jd_case 1 "exit status 139 is not the test's own (1)" \
 	"an expected selftest failure that crashed fails" cow:vmtests vmfail=split_huge_page_test:139
 jd_case 1 "new case: ran under another policy, not this one" \

@@ -32,7 +32,9 @@ test passes TEST_MATRIX), every (policy, program) of each run's profile
 scenario row for the run's profile and policies, every selftest invocation
 of tests/groups/vmtests.list, every upstream case that any policy of the run
 ran.  Anything of it that is missing is a failure with its name, as is a
-skip that no rule expects.  Across runs: exclusive gives on every 6.1
+skip that no rule expects, and a program while which the kernel got a new
+taint bit (the runner's "# TAINT" line; O and E, the project's own
+modules, excepted).  Across runs: exclusive gives on every 6.1
 selftest what unpatched 6.1 gives (the kernel runs 6.1's own rule).
 
 Writes RUNDIR/judgement.jsonl (one object per judged cell: run, policy,
@@ -60,6 +62,13 @@ DECISIONS = ('cow_reuse_exclusive', 'cow_reuse_refcount', 'cow_reuse_mapcount',
              'cow_copy_ksm', 'cow_copy_swap', 'cow_copy_locked')
 PMD_DECISIONS = ('cow_pmd_reuse', 'cow_pmd_split')
 NO_SYSCTL = ('stock', 'nocow')     # variants without vm.cow_policy (exclusive rule)
+# The kernel's taint flags (kernel/panic.c, taint_flags[]: bit n is letter n).
+# A bit that appears while a program runs fails it (the runner's "# TAINT"
+# line, guest/init.sh), except those the project's own modules set:
+# cowpin.ko and the systemtap modules are out-of-tree (O) and, on a kernel
+# that checks signatures, unsigned (E).
+TAINT_LETTERS = 'PFSRMBUDAWCIOELKXTN'
+TAINT_ALLOWED = (1 << 12) | (1 << 13)
 KV = re.compile(r'(\w+)=(\S+)')
 LIST_MAX = 40                     # failures printed; judgement.jsonl has all
 
@@ -219,6 +228,20 @@ def lookup(exp, suite, case, variant, profile, policy):
     return None
 
 
+def taint_problem(taint):
+    """Why the taint flags a program saw appear fail it, or None."""
+    try:
+        before, after = int(taint['before']), int(taint['after'])
+    except (KeyError, TypeError, ValueError):
+        return 'unreadable taint line %r' % (taint,)
+    new = after & ~before & ~TAINT_ALLOWED
+    if not new:
+        return None
+    flags = ''.join(c for i, c in enumerate(TAINT_LETTERS) if new & (1 << i))
+    return 'the kernel was tainted while it ran: %s (new bits 0x%x; tainted %d -> %d)' % (
+        flags or '?', new, before, after)
+
+
 def check_counters(spec, result, slack):
     """Problems of one scenario's counter deltas against its row."""
     bad = []
@@ -370,6 +393,9 @@ class Judge:
         runner = {r['name']: r for r in recs if r['kind'] == 'runner'}
         for r in runner.values():
             m = re.match(r'^(\w+)/(\S+)', r['name'])
+            why = taint_problem(r['taint']) if 'taint' in r else None
+            if why:
+                self.cell(run, '-', '-', r['name'], 'runner', 'fail', why)
             if r['status'] == 'fail':
                 self.cell(run, m.group(1) if m else '-', m.group(2) if m else '-', r['name'],
                           'runner', 'fail', 'the runner failed it')
@@ -381,6 +407,11 @@ class Judge:
                 else:
                     self.skip_rule(run, variant, profile, m.group(1) if m else '-',
                                    m.group(2) if m else '-', r['name'], r['skip_reason'])
+        # A program while which the kernel got a new taint bit fails.
+        for (p, n), pr in sorted(progs.items()):
+            why = taint_problem(pr['taint']) if 'taint' in pr else None
+            if why:
+                self.cell(run, p, n, 'taint', 'taint', 'fail', why)
         # Every (policy, program) the profile plans.
         for g in groups:
             names = group_programs(g)

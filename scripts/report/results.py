@@ -19,6 +19,10 @@ line:
                                        a runner point that is no program
                                        (guest setup, a missing group)
 
+A program or runner record has "taint": {"before": N, "after": N} when the
+runner printed "# TAINT ... before=N after=N" just before its point: the
+kernel's taint flags (/proc/sys/kernel/tainted) changed while it ran.
+
 A program is "fail" when the runner failed it or when its own TAP cannot
 be trusted: no plan, a plan that disagrees with the points it printed,
 points out of sequence, or nothing at all.  Statuses are what the guest
@@ -35,6 +39,7 @@ import sys
 POINT = re.compile(r'^(not ok|ok) (\d+)(?: - (.*?))?(?: # (SKIP|TODO)\b ?(.*))?$')
 PLAN = re.compile(r'^1\.\.(\d+)')
 PROG = re.compile(r'^# policy=(\S+) test=(\S+)')
+TAINT = re.compile(r'^# TAINT (.*)$')
 KV = re.compile(r'(\w+)=(\S+)')
 
 
@@ -103,11 +108,16 @@ def parse_program(lines):
 
 def parse_tap(path, run, variant, profile):
     """Records of one guest run's TAP file."""
-    recs, prog, body = [], None, []
+    recs, prog, body, taint = [], None, [], None
     for raw in open(path, errors='replace').read().splitlines():
         m = PROG.match(raw)
         if m:
             prog, body = m.groups(), []
+            continue
+        m = TAINT.match(raw)
+        if m:
+            kv = dict(KV.findall(m.group(1)))
+            taint = {'before': kv.get('before', '?'), 'after': kv.get('after', '?')}
             continue
         if raw.startswith('    ') or raw.startswith('\t'):
             body.append(raw)
@@ -131,7 +141,9 @@ def parse_tap(path, run, variant, profile):
         else:
             recs.append(dict(base, kind='runner', n=int(n), name=name or '', status=status,
                              skip_reason=why or '' if status == 'skip' else ''))
-        prog, body = None, []
+        if taint is not None:
+            recs[-1]['taint'] = taint
+        prog, body, taint = None, [], None
     return recs
 
 

@@ -21,6 +21,9 @@ A MUTATION reopens one hole ("A+B": two at once):
                          scenario table's skip, tests/guest/scn_backings.c)
   cmdline=WORDS          the host booted the run with WORDS (comma for
                          space) as its command line (OUT/<run>.cmdline)
+  taint=PROGRAM:B:A      the runner's "# TAINT" line for PROGRAM under the
+                         first policy: /proc/sys/kernel/tainted went from
+                         B to A while it ran
 """
 import os
 import subprocess
@@ -86,6 +89,10 @@ def main():
                                 else 'ok 1 - %s' % prog)
                 tap.append('# policy=%s test=%s' % (p, prog))
                 tap += ['    ' + b for b in body]
+                tn, _, tv = mut.get('taint', '').partition(':')
+                if tn == prog and p == pols[0]:
+                    tb, _, ta = tv.partition(':')
+                    tap.append('# TAINT policy=%s test=%s before=%s after=%s' % (p, prog, tb, ta))
                 tap.append('ok %d - %s/%s' % (n, p, prog))
         if variant in judge.NO_SYSCTL and p != 'exclusive':
             continue
