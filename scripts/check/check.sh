@@ -350,23 +350,68 @@ if python3 scripts/report/upstream_report.py "$jd" >"$tmp" 2>&1 && grep -q '^| r
 else notok "upstream.md and vm-selftests.md from results.jsonl" "$(head -n 3 "$tmp" | tr '\n' ' ')"; fi
 # The host decides: the same results judged against an edited expectation
 # fail that cell, with no image rebuilt.
-mkdir -p "$jd.exp" && cp tests/expect/*.tsv "$jd.exp/"
+jd_exp() { # a fresh copy of tests/expect in $jd.exp, to break
+	rm -rf "$jd.exp" && mkdir -p "$jd.exp" && cp tests/expect/* "$jd.exp/"
+}
+jd_exp
 sed -i 's/^\(ksm-last\tbase\tmapcount\t\)reuse/\1copy/' "$jd.exp/scenarios.tsv"
 jd_case 1 "ksm-last: outcome reuse (expected copy)" \
 	"an edited expectation is judged without rebuilding the image" cow:base -- --expect "$jd.exp"
 # A broken expectation file is refused with its row named, not judged.
 for bad in "vmsplice-4k	nosuch	exclusive	ok	-	r:no profile qemu-profiles/nosuch.profile" \
 	"vmsplice-4k	base	exclusive	ok	cow_copy_refcount~16	r:bad counter constraint" \
-	"vmsplice-4k	base	exclusive	ok	cow_copy_refcount=16	r:two rows for profile base" \
+	"vmsplice-4k	base	exclusive	ok	cow_copy_refcount=16	r:overlapping rows: both decide scenario vmsplice-4k on profile base, policy exclusive, kernel 6.1" \
 	"vmsplice-4k	base	nosuch	ok	-	r:unknown policy" \
-	"ro-pin-4k	base	exclusive	ok	-	r:profile base lacks pin"; do
-	cp tests/expect/*.tsv "$jd.exp/"
+	"ro-pin-4k	base	exclusive	ok	-	r:profile base lacks pin" \
+	"ksm-last	pin	exclusive	copy	-	r:profile pin does not run scn_ksm"; do
+	jd_exp
 	echo "${bad%%:*}" >>"$jd.exp/scenarios.tsv"
 	if python3 scripts/report/judge.py "$jd" --expect "$jd.exp" >"$tmp" 2>&1; then
 		notok "judge: refuses an expectation with ${bad#*:}" "it judged"
 	elif grep -q -F "${bad#*:}" "$tmp"; then ok "judge: refuses an expectation with ${bad#*:}"
 	else notok "judge: refuses an expectation with ${bad#*:}" "$(head -n 1 "$tmp")"; fi
 done
+# A "*" row covers every profile whose groups run its scenario's program
+# (tests/expect/programs.tsv), and each of those cells must run: a typo in
+# a "*" row's scenario made its cells vanish with 0 failures (the image,
+# built from the same rows, no longer ran them), and a "*" cell that did
+# not run on one profile passed when it ran on another.
+jd_exp
+sed -i 's/^gupref-clear-refs\t\*\texclusive\t/gupref-clear-ref\t*\texclusive\t/' "$jd.exp/scenarios.tsv"
+jd_case 1 "scenario gupref-clear-ref is no program's" \
+	"a \"*\" row whose scenario is misspelled is refused" cow:base drop=gupref-clear-refs/exclusive -- --expect "$jd.exp"
+jd_case 1 "fail: cow-swap exclusive/-: gupref-clear-refs: expected reuse, did not run" \
+	"a \"*\" row's cell that did not run on one of its profiles fails" cow:swap drop=gupref-clear-refs
+# Overlapping rows are refused, naming both: a "*" row before a profile's
+# own row decided its cells, so that ksm-last under mapcount observing copy
+# passed.
+jd_exp
+sed -i 's/^\(scenario\tprofile\t.*\)$/\1\nksm-last\t*\tmapcount\tcopy\t-\ta "*" row before the profile'"'"'s own/' "$jd.exp/scenarios.tsv"
+ln=$(grep -n -P '^ksm-last\tbase\tmapcount\t' "$jd.exp/scenarios.tsv" | cut -d: -f1)
+jd_case 1 "scenarios.tsv:$(grep -n -P '^ksm-last\t\*\t' "$jd.exp/scenarios.tsv" | cut -d: -f1) and $jd.exp/scenarios.tsv:$ln: overlapping rows" \
+	"a \"*\" row that overlaps a profile's own row is refused, naming both lines" \
+	cow:base outcome=ksm-last:copy -- --expect "$jd.exp"
+# Rows have a kernel line ("kernel" column, 6.1 without one), and a run is
+# judged by the rows of its own (uname -r in its log): a 6.12 row neither
+# replaces nor is required of a 6.1 run, the 6.1 row is still required
+# there, and a 6.12 run is judged by the 6.12 rows alone.
+jd_exp
+awk -F '\t' -v OFS='\t' '/^#/ || NF < 5 { print; next }
+	{ $3 = $3 OFS ($1 == "scenario" ? "kernel" : "6.1"); print }
+	$1 == "ksm-last" && $2 == "base" && $3 ~ /^mapcount/ { print "ksm-last", "base", "mapcount", "6.12", "copy", "cow_copy_ksm=16", "a later kernel" }' \
+	tests/expect/scenarios.tsv >"$jd.exp/scenarios.tsv"
+jd_case 0 " 0 failed," "a 6.12 row does not apply to a 6.1 run" cow:base -- --expect "$jd.exp"
+jd_case 1 "fail: cow-base mapcount/-: ksm-last: expected reuse, did not run" \
+	"a 6.1 row with no 6.1 result is required though a 6.12 row exists" cow:base drop=ksm-last -- --expect "$jd.exp"
+jd_case 0 " 0 failed," "a 6.12 run is judged by the 6.12 rows alone" \
+	cow:base "expect=$jd.exp+kernel=6.12.3" -- --expect "$jd.exp"
+# Every scenario of tests/expect/programs.tsv is a string of its program.
+pg_bad=$(awk -F '\t' '!/^#/ && NF >= 2 && $1 != "scenario" { split($2, w, " "); print $1, w[1] }' tests/expect/programs.tsv |
+	while read -r sc prog; do
+		grep -q -F "\"$sc\"" "tests/guest/$prog.c" 2>/dev/null || printf ' %s (%s)' "$sc" "$prog"
+	done)
+if [ -z "$pg_bad" ]; then ok "programs.tsv: every scenario is a string of its program's source"
+else notok "programs.tsv: every scenario is a string of its program's source" "not found:$pg_bad"; fi
 # The scenario table's cases and backings are the ones backings.tsv names.
 c_names=$(sed -n 's/^\t{ "\([a-z0-9-]*\)", \(back\|case\)_[a-z0-9_]* },$/\2 \1/p' tests/guest/scn_backings.c |
 	sed 's/^back /backing /' | sort | tr '\n' ' ')

@@ -17,19 +17,29 @@ The expectation schema (one record per row, whatever file it comes from):
             (tests/expect/skips.tsv: the skips that are not failures)
   case      scenario name, upstream "[RUN]" line, selftest invocation, or
             for "skip" a regular expression over "<policy>/<program>: <case>"
-  profile   profile name or "*"
-  policy    exclusive, refcount, mapcount or "*" (the files' "all")
+  profile   profile name or "*" (a scenario row: every profile whose
+            TEST_GROUPS run the scenario's program, tests/expect/programs.tsv)
+  policy    exclusive, refcount, mapcount or "*" (the files' "all"; a
+            scenario row names one)
   variant   kernel variant or "*" (only skips.tsv names one)
+  kernel    the kernel line a row is for ("6.1"; scenarios.tsv may say
+            otherwise in an optional "kernel" column): a run is judged by
+            the rows of its own (uname -r, from its log)
   outcome   expected outcome ("fail" for an upstream row, the result for a
             selftest row, "skip" for a skip row)
   counters  scenario counter constraints: "-" or name=N (N..N+slack),
             name>=N, name<=N, comma-separated (/proc/vmstat deltas)
   reason    why (seed, commit)
 
+Two rows (skips excepted) that could decide the same cell are refused, as
+is a scenario row whose scenario is no program's or whose profile does not
+run its program.
+
 The full expected set is known before the run: every run of --runs (make
 test passes TEST_MATRIX), every (policy, program) of each run's profile
 (its TEST_GROUPS and POLICIES, cowtest.* on its command line), every
-scenario row for the run's profile and policies, every selftest invocation
+scenario row of the run's kernel line for its profile, or "*" where its
+groups run the row's program, and policies, every selftest invocation
 of tests/groups/vmtests.list, every upstream case that any policy of the run
 ran.  Anything of it that is missing is a failure with its name, as is a
 skip that no rule expects, and a program while which the kernel got a new
@@ -78,8 +88,9 @@ def load_jsonl(path):
     return [json.loads(l) for l in open(path) if l.strip()] if os.path.exists(path) else []
 
 
-def tsv_rows(path, ncols):
-    """The data rows of one expectation file: lists of >= ncols fields."""
+def tsv_lines(path, ncols):
+    """The data lines of one expectation file: (line number, fields), each
+    with >= ncols fields."""
     rows = []
     for n, line in enumerate(open(path, encoding='utf-8'), 1):
         line = line.rstrip('\n')
@@ -88,55 +99,179 @@ def tsv_rows(path, ncols):
         f = line.split('\t')
         if len(f) < ncols:
             sys.exit('judge: %s:%d: %d columns, want %d' % (path, n, len(f), ncols))
-        rows.append(f)
+        rows.append((n, f))
     return rows
+
+
+def tsv_rows(path, ncols):
+    """The data rows of one expectation file: lists of >= ncols fields."""
+    return [f for _, f in tsv_lines(path, ncols)]
 
 
 def star(x):
     return '*' if x == 'all' else x
 
 
-def load_expect(edir):
-    """Every expectation file, as records of the one schema."""
-    rec = []
-    for f in tsv_rows(os.path.join(edir, 'scenarios.tsv'), 5):
+def shown(path):
+    """A path as messages name it: relative to the repository when inside."""
+    rel = os.path.relpath(os.path.abspath(path), TOP)
+    return path if rel.startswith('..') else rel
+
+
+class Expect(list):
+    """The expectation records (load_expect()), with what the scenario rows
+    need besides: programs (scenario -> the command of tests/groups/*.list
+    that reports it) and backings (tests/expect/backings.tsv)."""
+    programs, backings = {}, {'case': {}, 'backing': {}}
+
+
+# The kernel line a row is for when it does not say (scenarios.tsv's
+# optional "kernel" column): the run's is its kernel release's first two
+# numbers (run_kernel()).
+KERNEL_DEFAULT = '6.1'
+# scenarios.tsv's columns, as its header line names them; "kernel" may be
+# added anywhere.
+SCENARIO_COLUMNS = ('scenario', 'profile', 'policy', 'outcome', 'counters', 'reason')
+CONSTRAINT = re.compile(r'^(\w+)(>=|<=|=)(-?\d+)$')
+
+
+def scenario_lines(path):
+    """scenarios.tsv as (where, {column: value}), columns named by its header
+    line (without one, SCENARIO_COLUMNS in that order)."""
+    cols, out = list(SCENARIO_COLUMNS), []
+    for n, f in tsv_lines(path, 5):
+        where = '%s:%d' % (shown(path), n)
+        if f[0] == 'scenario':
+            bad = [c for c in f if c not in SCENARIO_COLUMNS + ('kernel',)] + \
+                [c for c in SCENARIO_COLUMNS if c not in f]
+            if bad or len(set(f)) != len(f):
+                sys.exit('judge: %s: header %r: want the columns %s and optionally kernel, once each'
+                         % (where, '\t'.join(f), ', '.join(SCENARIO_COLUMNS)))
+            cols = f
+            continue
+        need = max(i for i, c in enumerate(cols) if c != 'reason') + 1
+        if len(f) < need:
+            sys.exit('judge: %s: %d columns, want %d (%s)' % (where, len(f), need, ' '.join(cols)))
+        out.append((where, dict(zip(cols, f))))
+    return out
+
+
+def all_group_commands():
+    """Every command of every tests/groups/*.list, with the groups it is in."""
+    d = os.path.join(TOP, 'tests', 'groups')
+    out = {}
+    for f in sorted(os.listdir(d)):
+        if f.endswith('.list'):
+            for c in group_commands(f[:-len('.list')]) or []:
+                out.setdefault(c, []).append(f[:-len('.list')])
+    return out
+
+
+def load_programs(edir, backings):
+    """scenario -> the command (as tests/groups/*.list has it) of the program
+    that reports it: tests/expect/programs.tsv, and scn_backings for every
+    cell "<case>-<backing>" of tests/expect/backings.tsv."""
+    path = os.path.join(edir, 'programs.tsv')
+    out = {'%s-%s' % (c, b): 'scn_backings' for c in backings['case'] for b in backings['backing']}
+    if not os.path.exists(path):
+        sys.exit('judge: no %s (which program reports each scenario)' % shown(path))
+    cmds = all_group_commands()
+    for n, f in tsv_lines(path, 2):
+        where = '%s:%d' % (shown(path), n)
         if f[0] == 'scenario':
             continue
-        rec.append(dict(suite='scenario', case=f[0], profile=f[1], policy=f[2], variant='*',
-                        outcome=f[3], counters=f[4], reason=f[5] if len(f) > 5 else ''))
-    for f in tsv_rows(os.path.join(edir, 'upstream.tsv'), 4):
+        if f[0] in out:
+            sys.exit('judge: %s: scenario %s has a program already (%s)' % (where, f[0], out[f[0]]))
+        if f[1] not in cmds:
+            sys.exit('judge: %s: program %r is in no tests/groups/*.list' % (where, f[1]))
+        out[f[0]] = f[1]
+    return out
+
+
+def overlap(a, b):
+    """Whether two rows of one suite can decide the same cell (case,
+    profile, policy, variant, kernel line): "*" matches anything."""
+    same = lambda x, y: x == y or '*' in (x, y)  # noqa: E731
+    return a['case'] == b['case'] and a['kernel'] == b['kernel'] and \
+        same(a['profile'], b['profile']) and same(a['policy'], b['policy']) and \
+        same(a['variant'], b['variant'])
+
+
+def load_expect(edir):
+    """Every expectation file, as records of the one schema (an Expect)."""
+    rec = Expect()
+    rec.backings = load_backings(edir)
+    rec.programs = load_programs(edir, rec.backings)
+    for where, d in scenario_lines(os.path.join(edir, 'scenarios.tsv')):
+        rec.append(dict(suite='scenario', case=d['scenario'], profile=d['profile'],
+                        policy=d['policy'], variant='*', kernel=d.get('kernel', KERNEL_DEFAULT),
+                        outcome=d['outcome'], counters=d['counters'],
+                        reason=d.get('reason', ''), where=where))
+    path = os.path.join(edir, 'upstream.tsv')
+    for n, f in tsv_lines(path, 4):
         rec.append(dict(suite='upstream/' + f[1], case=f[2], profile='*', policy=star(f[0]),
-                        variant='*', outcome='fail', counters='-', reason=f[3]))
-    for f in tsv_rows(os.path.join(edir, 'vm-selftests.tsv'), 4):
+                        variant='*', kernel=KERNEL_DEFAULT, outcome='fail', counters='-',
+                        reason=f[3], where='%s:%d' % (shown(path), n)))
+    path = os.path.join(edir, 'vm-selftests.tsv')
+    for n, f in tsv_lines(path, 4):
         rec.append(dict(suite='vm-selftest', case=f[1], profile='*', policy=star(f[0]),
-                        variant='*', outcome=f[2], counters='-', reason=f[3]))
+                        variant='*', kernel=KERNEL_DEFAULT, outcome=f[2], counters='-',
+                        reason=f[3], where='%s:%d' % (shown(path), n)))
     path = os.path.join(edir, 'skips.tsv')
     if os.path.exists(path):
-        for f in tsv_rows(path, 5):
+        for n, f in tsv_lines(path, 5):
             try:
                 re.compile(f[3])
             except re.error as e:
                 sys.exit('judge: %s: bad regular expression %r: %s' % (path, f[3], e))
             rec.append(dict(suite='skip', case=f[3], variant=f[0], profile=f[1],
-                            policy=star(f[2]), outcome='skip', counters='-', reason=f[4]))
+                            policy=star(f[2]), kernel=KERNEL_DEFAULT, outcome='skip',
+                            counters='-', reason=f[4], where='%s:%d' % (shown(path), n)))
     profiles = {f[:-len('.profile')] for f in os.listdir(os.path.join(TOP, 'qemu-profiles'))
                 if f.endswith('.profile')}
-    seen = set()
+    cmds = all_group_commands()
     for r in rec:
-        where = '%s expectation %r' % (r['suite'], r['case'])
+        where = '%s: %s expectation %r' % (r['where'], r['suite'], r['case'])
         if r['policy'] not in POLICIES + ('*',):
             sys.exit('judge: %s: unknown policy %r' % (where, r['policy']))
         if r['profile'] != '*' and r['profile'] not in profiles:
             sys.exit('judge: %s: no profile qemu-profiles/%s.profile' % (where, r['profile']))
+        if not re.match(r'^\d+\.\d+$', r['kernel']):
+            sys.exit('judge: %s: kernel line %r is not like %s' % (where, r['kernel'], KERNEL_DEFAULT))
         if r['counters'] not in ('-', ''):
             for spec in r['counters'].split(','):
-                if not re.match(r'^\w+(>=|<=|=)-?\d+$', spec.strip()):
+                if not CONSTRAINT.match(spec.strip()):
                     sys.exit('judge: %s: bad counter constraint %r' % (where, spec))
-        key = (r['suite'], r['case'], r['profile'], r['policy'], r['variant'])
-        if key in seen and r['suite'] != 'skip':
-            sys.exit('judge: %s: two rows for profile %s, policy %s' % (where, r['profile'], r['policy']))
-        seen.add(key)
-    check_features(rec, load_backings(edir))
+        if r['suite'] != 'scenario':
+            continue
+        if r['policy'] == '*':
+            sys.exit('judge: %s: a scenario row names one policy, not *' % where)
+        prog = rec.programs.get(r['case'])
+        if prog is None:
+            sys.exit('judge: %s: scenario %s is no program\'s (tests/expect/programs.tsv, or a '
+                     'cell of tests/expect/backings.tsv)' % (where, r['case']))
+        if r['profile'] != '*':
+            groups = (profile_vars(r['profile']) or {}).get('TEST_GROUPS', '').split()
+            if not set(groups) & set(cmds[prog]):
+                sys.exit('judge: %s: profile %s does not run %s (its TEST_GROUPS: %s; %s is in %s)'
+                         % (where, r['profile'], prog, ' '.join(groups) or 'none', prog,
+                            ' '.join(cmds[prog])))
+    # Overlapping rows: lookup() would take whichever comes first, so that
+    # a "*" row before a profile's own row silently replaced it.
+    by = {}
+    for r in rec:
+        if r['suite'] != 'skip':
+            by.setdefault((r['suite'], r['case']), []).append(r)
+    for rows in by.values():
+        for i, a in enumerate(rows):
+            for b in rows[i + 1:]:
+                if overlap(a, b):
+                    sys.exit('judge: %s and %s: overlapping rows: both decide %s %s on profile %s, '
+                             'policy %s, kernel %s' % (
+                                 a['where'], b['where'], a['suite'], a['case'],
+                                 b['profile'] if a['profile'] == '*' else a['profile'],
+                                 b['policy'] if a['policy'] == '*' else a['policy'], a['kernel']))
+    check_features(rec, rec.backings)
     return rec
 
 
@@ -211,11 +346,13 @@ def check_features(rec, backings):
                         ' '.join(sorted(feats[r['profile']])) or 'none'))
 
 
-def lookup(exp, suite, case, variant, profile, policy):
-    """The first expectation of suite that names this case (exact or
-    wildcard profile, policy and variant)."""
+def lookup(exp, suite, case, variant, profile, policy, kernel=KERNEL_DEFAULT):
+    """The expectation of suite that names this case (exact or wildcard
+    profile, policy and variant) on this kernel line: at most one, since
+    load_expect() refuses rows that overlap (skips, regular expressions,
+    excepted: the first that matches)."""
     for r in exp:
-        if r['suite'] != suite:
+        if r['suite'] != suite or r.get('kernel', KERNEL_DEFAULT) != kernel:
             continue
         if suite == 'skip':
             if not re.search(r['case'], case):
@@ -226,6 +363,31 @@ def lookup(exp, suite, case, variant, profile, policy):
                 r['variant'] in ('*', variant):
             return r
     return None
+
+
+def scenario_cells(exp, variant, profile, kernel, groups, pols):
+    """The scenario rows a run must report, the set known before its results
+    are read: the rows of its kernel line, for its profile or "*", under a
+    policy it runs, whose program (exp.programs) its groups run; a "*" row
+    only where the profile has what the cell needs (backings.tsv); on a
+    kernel without the sysctl, the exclusive rows but the flips."""
+    cmds = {c for g in groups for c in (group_commands(g) or [])}
+    feats = None
+    out = []
+    for r in exp:
+        if r['suite'] != 'scenario' or r['kernel'] != kernel or r['policy'] not in pols or \
+                r['profile'] not in (profile, '*') or exp.programs.get(r['case']) not in cmds:
+            continue
+        if r['profile'] == '*':
+            needs = cell_needs(exp.backings, r['case'])
+            if needs:
+                feats = feats if feats is not None else (profile_features(profile) or set())
+                if needs - feats:
+                    continue
+        if variant in NO_SYSCTL and (r['policy'] != 'exclusive' or r['case'].startswith('flip-')):
+            continue
+        out.append(r)
+    return out
 
 
 def taint_problem(taint):
@@ -334,6 +496,7 @@ def group_programs(group):
 class Judge:
     def __init__(self, exp, recs, rundir=None):
         self.exp, self.recs, self.out, self.rundir = exp, recs, [], rundir
+        self.kernel = KERNEL_DEFAULT
 
     def cell(self, run, policy, program, case, suite, verdict, why=''):
         self.out.append(dict(run=run, policy=policy, program=program, case=case,
@@ -342,7 +505,7 @@ class Judge:
     def skip_rule(self, run, variant, profile, policy, program, case, why):
         """A skip is a pass only when a rule expects it."""
         key = '%s/%s: %s' % (policy, program, case)
-        r = lookup(self.exp, 'skip', key, variant, profile, policy)
+        r = lookup(self.exp, 'skip', key, variant, profile, policy, self.kernel)
         if r:
             self.cell(run, policy, program, case, 'skip', 'skip', r['reason'])
         else:
@@ -352,7 +515,7 @@ class Judge:
     def scenario(self, run, variant, profile, policy, program, c):
         res = c['result']
         sc = res['scenario']
-        row = lookup(self.exp, 'scenario', sc, variant, profile, policy)
+        row = lookup(self.exp, 'scenario', sc, variant, profile, policy, self.kernel)
         if not row:
             self.cell(run, policy, program, sc, 'scenario', 'fail',
                       'no expectation row for %s (profile %s, policy %s)' % (sc, profile, policy))
@@ -380,6 +543,15 @@ class Judge:
             self.cell(run, '-', '-', '-', 'run', 'fail',
                       'no results: the run did not start, or its TAP is empty')
             return
+        # The rows of the run's kernel line: uname -r, as its log says.
+        release = run_kernel(self.rundir, run) if self.rundir else KERNEL_DEFAULT + '.0'
+        m = re.match(r'^(\d+\.\d+)', release or '')
+        if not m:
+            self.cell(run, '-', '-', '-', 'run', 'fail',
+                      'no kernel release in %s.log (COWTEST-BOOT kernel=, or the header\'s '
+                      '"# kernel:"): which rows apply is unknown' % run)
+            return
+        self.kernel = m.group(1)
         cmdline = None
         if self.rundir and os.path.exists(os.path.join(self.rundir, run + '.cmdline')):
             with open(os.path.join(self.rundir, run + '.cmdline')) as f:
@@ -451,15 +623,9 @@ class Judge:
                 self.case_skip(run, variant, profile, p, prog, c)
             elif 'scenario' not in res:
                 self.cell(run, p, prog, c['name'], 'case', 'pass')
-        # Every scenario cell of this profile must have run.
-        ran_sc = {s for s, _ in seen_sc}
-        for r in self.exp:
-            if r['suite'] != 'scenario' or r['policy'] not in pols:
-                continue
-            if r['profile'] != profile and not (r['profile'] == '*' and r['case'] in ran_sc):
-                continue
-            if variant in NO_SYSCTL and (r['policy'] != 'exclusive' or r['case'].startswith('flip-')):
-                continue
+        # Every scenario cell of this run must have run: a "*" row on every
+        # profile whose groups run its program (scenario_cells()).
+        for r in scenario_cells(self.exp, variant, profile, self.kernel, groups, pols):
             if (r['case'], r['policy']) not in seen_sc:
                 seen_sc.add((r['case'], r['policy']))
                 self.cell(run, r['policy'], '-', r['case'], 'scenario', 'fail',
@@ -474,7 +640,8 @@ class Judge:
                 for name in sorted(union - by_pol.get(p, set())):
                     self.cell(run, p, suite, name, suite, 'fail', 'ran under another policy, not this one')
                 for r in self.exp:
-                    if r['suite'] == suite and r['policy'] in ('*', p) and r['case'] not in by_pol.get(p, set()):
+                    if r['suite'] == suite and r['policy'] in ('*', p) and r['kernel'] == self.kernel and \
+                            r['case'] not in by_pol.get(p, set()):
                         self.cell(run, p, suite, r['case'], suite, 'fail', 'expected to fail, did not run')
         # 6.1 selftests: every invocation of the list, every policy.
         if 'vmtests' in groups:
@@ -520,7 +687,7 @@ class Judge:
             # The image has no row for this cell: it is not in this
             # profile's set unless tests/expect has one (then it is a
             # cell that did not run: rebuild the image).
-            if lookup(self.exp, 'scenario', m.group(1), variant, profile, p):
+            if lookup(self.exp, 'scenario', m.group(1), variant, profile, p, self.kernel):
                 self.cell(run, p, prog, m.group(1), 'scenario', 'fail',
                           'tests/expect has a row, the image did not (make initramfs)')
             return
@@ -543,7 +710,7 @@ class Judge:
 
     def upstream(self, run, variant, profile, p, prog, suite, name, res):
         r = res.get('result', '?')
-        exp = lookup(self.exp, suite, name, variant, profile, p)
+        exp = lookup(self.exp, suite, name, variant, profile, p, self.kernel)
         if r == 'skip':
             self.skip_rule(run, variant, profile, p, prog, name, 'upstream skipped it')
         elif r not in ('pass', 'fail', 'xfail'):
@@ -557,7 +724,7 @@ class Judge:
 
     def vmtest(self, run, variant, profile, p, prog, name, res):
         r = res.get('result', '?')
-        exp = lookup(self.exp, 'vm-selftest', name, variant, profile, p)
+        exp = lookup(self.exp, 'vm-selftest', name, variant, profile, p, self.kernel)
         want = exp['outcome'] if exp else 'pass'
         rc = res.get('rc', '?')
         if r != want:
@@ -571,6 +738,24 @@ class Judge:
             self.cell(run, p, prog, name, 'vm-selftest', 'skip', exp['reason'])
         else:
             self.cell(run, p, prog, name, 'vm-selftest', 'pass', exp['reason'] if exp else '')
+
+
+def run_kernel(rdir, run):
+    """The kernel release of one run (uname -r in the guest), from its console
+    log: the runner's COWTEST-BOOT banner, else the header run-qemu.sh
+    writes ("# kernel: <bzImage> (<release>)"); None when neither says."""
+    path = os.path.join(rdir, run + '.log')
+    if not os.path.exists(path):
+        return None
+    header = None
+    for line in open(path, errors='replace'):
+        m = re.search(r'COWTEST-BOOT kernel=(\S+)', line)
+        if m:
+            return m.group(1)
+        m = re.match(r'^# kernel: .* \((\S+)\)$', line)
+        if m and header is None:
+            header = m.group(1)
+    return header
 
 
 def run_meta(rdir, run):

@@ -4,11 +4,13 @@ guest run for make check (scripts/check/check.sh), written as the results disk
 holds it: OUT/VARIANT-PROFILE.tap and a console log with the banners.
 
 Every program the profile plans prints one passing point; every scenario
-row of tests/expect/scenarios.tsv for the profile prints a RESULT line with
-exactly the expected outcome and counters, so the run is clean as made.
+cell the judge requires of the run (judge.scenario_cells(): the rows of
+tests/expect/scenarios.tsv for the profile, and the "*" rows whose program
+it runs) prints a RESULT line with exactly the expected outcome and
+counters, so the run is clean as made.
 A MUTATION reopens one hole ("A+B": two at once):
 
-  drop=SCENARIO          the cell never ran
+  drop=SCENARIO[/POLICY] the cell never ran (under POLICY only, if given)
   outcome=SCENARIO:X     the cell observed X
   counter=SCENARIO:N=V   counter N moved by V in that cell
   counters=missing       the kernel had no cow_* counters (a cow variant)
@@ -24,6 +26,11 @@ A MUTATION reopens one hole ("A+B": two at once):
   taint=PROGRAM:B:A      the runner's "# TAINT" line for PROGRAM under the
                          first policy: /proc/sys/kernel/tainted went from
                          B to A while it ran
+  kernel=RELEASE         the guest's uname -r (COWTEST-BOOT), 6.1.0-fake
+                         by default; the rows of its kernel line report
+  expect=DIR             the image's expectations are DIR's, not
+                         tests/expect (the guest runs a case only where
+                         its own copy has a row)
 """
 import os
 import subprocess
@@ -40,12 +47,14 @@ def main():
     for m in (part for a in sys.argv[4:] for part in a.split('+')):
         k, _, v = m.partition('=')
         mut[k] = v
-    exp = judge.load_expect(os.path.join(top, 'tests', 'expect'))
+    exp = judge.load_expect(mut.get('expect') or os.path.join(top, 'tests', 'expect'))
     cmdline = mut.get('cmdline', '').replace(',', ' ') or None
     if cmdline:
         with open(os.path.join(out, '%s-%s.cmdline' % (variant, profile)), 'w') as f:
             f.write(cmdline + '\n')
     groups, pols = judge.profile_plan(profile, cmdline)
+    release = mut.get('kernel', '6.1.0-fake')
+    line = '.'.join(release.split('.')[:2])
     tap = ['TAP version 13']
     n = 0
     for p in pols:
@@ -61,7 +70,7 @@ def main():
                 body = []
                 if prog.startswith('vm_selftest_'):
                     inv = cmd[len('vm_selftest '):]
-                    r = judge.lookup(exp, 'vm-selftest', inv, variant, profile, p)
+                    r = judge.lookup(exp, 'vm-selftest', inv, variant, profile, p, line)
                     res, rc = (r['outcome'], {'fail': '1', 'skip': '4'}.get(r['outcome'], '0')) \
                         if r else ('pass', '0')
                     vr = mut.get('vmresult', '')
@@ -80,7 +89,7 @@ def main():
                     if p == 'exclusive' and mut.get('upstream'):
                         names.append(mut['upstream'])
                     for name in names:
-                        r = judge.lookup(exp, 'upstream/' + suite, name, variant, profile, p)
+                        r = judge.lookup(exp, 'upstream/' + suite, name, variant, profile, p, line)
                         body.append('# UPSTREAM-CASE suite=%s policy=%s result=%s expected=%s name=%s'
                                     % (suite, p, 'fail' if r else 'pass', 'yes' if r else 'no', name))
                 else:
@@ -100,13 +109,9 @@ def main():
         body, k = ['TAP version 13'], 0
         need_sc, _, need_f = mut.get('needs', '').partition(':')
         skipped_sc = set()
-        for r in exp:
-            if r['suite'] != 'scenario' or r['profile'] != profile or r['policy'] != p:
-                continue
-            if variant in judge.NO_SYSCTL and r['case'].startswith('flip-'):
-                continue
+        for r in judge.scenario_cells(exp, variant, profile, line, groups, [p]):
             sc = r['case']
-            if sc == mut.get('drop'):
+            if mut.get('drop') in (sc, '%s/%s' % (sc, p)):
                 continue
             if sc == need_sc:
                 # The guest's skip for a cell whose need it lacks.
@@ -151,8 +156,8 @@ def main():
         f.write('\n'.join(tap) + '\n')
     with open(os.path.join(out, name + '.log'), 'w') as f:
         f.write('# cow-policy run fake: variant=%s profile=%s accel=tcg timeout=1s\n'
-                'COWTEST-BOOT kernel=6.1.0-fake variant=%s profile=%s boot_to_runner_s=1\n'
-                % (variant, profile, variant, profile))
+                'COWTEST-BOOT kernel=%s variant=%s profile=%s boot_to_runner_s=1\n'
+                % (variant, profile, release, variant, profile))
     subprocess.run([sys.executable, os.path.join(top, 'scripts', 'report', 'results.py'), out],
                    stdout=subprocess.DEVNULL, check=False)
 

@@ -28,6 +28,8 @@
 #include "cowtest.h"
 
 #define SCN_EXPECT_PATH	"/etc/cowtest/expect/scenarios.tsv"
+/* The kernel line of a row without a "kernel" column. */
+#define SCN_KERNEL_DEFAULT	"6.1"
 
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT	21
@@ -36,14 +38,17 @@
 /* One row of scenarios.tsv. */
 struct scn_row {
 	char scenario[48], profile[16], policy[16], outcome[24];
-	char counters[256], reason[512];
+	char counters[256], reason[512], kernel[16];
 };
 
 /* Policy and profile of this run, pin to CPU 0, read the expectations. */
 void scn_init(const char *program);
 const char *scn_policy(void);
 const char *scn_profile(void);
-/* The row for (name, profile, policy), or NULL (then the case is skipped). */
+/*
+ * The row for (name, profile, policy, kernel line of uname -r), or NULL
+ * (then the case is skipped).
+ */
 const struct scn_row *scn_begin(const char *name);
 /*
  * Report one case: outcome, counter deltas between before and after, the
