@@ -300,9 +300,9 @@ jd_case 1 "fail: nocow-base exclusive/-: vmsplice-4k: expected ok, did not run" 
 	"a cell that never ran on a kernel without the sysctl fails" nocow:base drop=vmsplice-4k
 jd_case 1 "ksm-last: outcome copy (expected reuse)" "a mismatched outcome fails" \
 	cow:base outcome=ksm-last:copy
-jd_case 1 "vmsplice-4k: 32 decisions in all (want 16..18)" \
+jd_case 1 "vmsplice-4k: 32 decisions in all (want 16..22)" \
 	"a decision the row does not name fails on the total" cow:base counter=vmsplice-4k:cow_reuse_exclusive=16
-jd_case 1 "vmsplice-4k: cow_copy_refcount +32 (want 16..18)" \
+jd_case 1 "vmsplice-4k: cow_copy_refcount +32 (want 16..22)" \
 	"a counter past its slack fails" cow:base counter=vmsplice-4k:cow_copy_refcount=32
 jd_case 1 "the kernel reported no cow_* counters" \
 	"a cow kernel without cow_* counters fails its counter rows" cow:base counters=missing
@@ -363,7 +363,9 @@ for bad in "vmsplice-4k	nosuch	exclusive	ok	-	r:no profile qemu-profiles/nosuch.
 	"vmsplice-4k	base	exclusive	ok	cow_copy_refcount=16	r:overlapping rows: both decide scenario vmsplice-4k on profile base, policy exclusive, kernel 6.1" \
 	"vmsplice-4k	base	nosuch	ok	-	r:unknown policy" \
 	"ro-pin-4k	base	exclusive	ok	-	r:profile base lacks pin" \
-	"ksm-last	pin	exclusive	copy	-	r:profile pin does not run scn_ksm"; do
+	"ksm-last	pin	exclusive	copy	-	r:profile pin does not run scn_ksm" \
+	"vmsplice-4k	thp	exclusive	ok	cow_copy_refcount=16,slack=16	r:slack 16 is not smaller than the count it guards (cow_copy_refcount=16)" \
+	"vmsplice-4k	thp	exclusive	ok	cow_gup_break<=0,slack=1	r:slack 1 is not smaller than the count it guards (at most 0 decisions in all)"; do
 	jd_exp
 	echo "${bad%%:*}" >>"$jd.exp/scenarios.tsv"
 	if python3 scripts/report/judge.py "$jd" --expect "$jd.exp" >"$tmp" 2>&1; then
@@ -405,6 +407,43 @@ jd_case 1 "fail: cow-base mapcount/-: ksm-last: expected reuse, did not run" \
 	"a 6.1 row with no 6.1 result is required though a 6.12 row exists" cow:base drop=ksm-last -- --expect "$jd.exp"
 jd_case 0 " 0 failed," "a 6.12 run is judged by the 6.12 rows alone" \
 	cow:base "expect=$jd.exp+kernel=6.12.3" -- --expect "$jd.exp"
+# Counters: a name a row gives must be one of the kernel's cow_* counters
+# (tests/expect/counters.txt; "cow_gup_brk<=0" passed whatever happened),
+# and a counter a row names that the RESULT line lacks fails the cell
+# instead of reading as 0 (the guest prints every cow_* counter).
+jd_exp
+sed -i 's/^\(vmsplice-hugetlb\tbase\texclusive\t[a-z]*\t\)cow_gup_break<=0/\1cow_gup_brk<=0/' "$jd.exp/scenarios.tsv"
+jd_case 1 "unknown counter cow_gup_brk" "a row naming an unknown counter is refused" \
+	cow:base slack=2 -- --expect "$jd.exp"
+jd_case 1 "vmsplice-hugetlb: cow_gup_break absent from the RESULT line" \
+	"a counter the row names that the RESULT line lacks fails" cow:base "nocounter=vmsplice-hugetlb:cow_gup_break+slack=2"
+# The slack is the row's (slack=, host side), not the guest's: a RESULT line
+# saying slack=1000 let 500 copies pass a "=16" row.
+jd_case 1 "vmsplice-4k: cow_copy_refcount +500 (want 16..22)" \
+	"a guest's slack=1000 does not widen a row's count" cow:base "slack=1000+counter=vmsplice-4k:cow_copy_refcount=500"
+jd_exp
+sed -i 's/^\(vmsplice-4k\tbase\texclusive\tok\t\)cow_copy_refcount=16,slack=6/\1cow_copy_refcount=16,slack=1000/' "$jd.exp/scenarios.tsv"
+jd_case 1 "slack 1000 is not smaller than the count it guards (cow_copy_refcount=16)" \
+	"a row whose slack=1000 guards a count of 16 is refused" cow:base slack=1000 -- --expect "$jd.exp"
+# tests/expect/counters.txt is the tree's list: the cow_* strings of
+# mm/vmstat.c (checked when the tree is there; a list with a name
+# misspelled differs).
+cnt_diff() { # LIST: the names LIST and the tree's mm/vmstat.c do not share
+	sed 's/#.*//' "$1" | awk NF | sort >"$jd.l"
+	grep -o '"cow_[a-z0-9_]*"' "$KSRC/mm/vmstat.c" | tr -d '"' | sort >"$jd.t"
+	comm -3 "$jd.l" "$jd.t" | tr -d '\t' | tr '\n' ' '
+}
+if [ -f "$KSRC/mm/vmstat.c" ]; then
+	cd_=$(cnt_diff tests/expect/counters.txt)
+	sed 's/^cow_gup_break$/cow_gup_brk/' tests/expect/counters.txt >"$jd.c"
+	cd_bad=$(cnt_diff "$jd.c")
+	if [ -n "$cd_" ]; then notok "counters.txt is the tree's cow_* counters" "not shared: $cd_"
+	elif [ "$cd_bad" != "cow_gup_break cow_gup_brk " ]; then notok "counters.txt check" "a misspelled list gave '$cd_bad'"
+	else ok "counters.txt is the tree's cow_* counters (mm/vmstat.c); a misspelled copy is not"; fi
+	rm -f "$jd.l" "$jd.t" "$jd.c"
+else
+	skip "counters.txt is the tree's cow_* counters" "no tree at $KSRC (make tree)"
+fi
 # Every scenario of tests/expect/programs.tsv is a string of its program.
 pg_bad=$(awk -F '\t' '!/^#/ && NF >= 2 && $1 != "scenario" { split($2, w, " "); print $1, w[1] }' tests/expect/programs.tsv |
 	while read -r sc prog; do
@@ -424,6 +463,20 @@ guest_dec=$(sed -n '/cow_decision_counters\[\] = {/,/};/p' tests/guest/lib/cowte
 host_dec=$(python3 -c 'import sys; sys.path.insert(0, "scripts/report"); import judge; print(" ".join(judge.DECISIONS))')
 if [ "$guest_dec" = "$host_dec " ]; then ok "judge: its decision counters are the guest's"
 else notok "judge: its decision counters are the guest's" "guest '$guest_dec', judge '$host_dec'"; fi
+# The guest's RESULT line (tests/guest/lib/scn.c, scn_end(), built here with
+# tests/host/scn_result.c on two made-up vmstat snapshots) carries every
+# cow_* counter, zeros included, and no slack of the guest's.
+sr_out=$(gcc -O2 -Wall -Wextra -Werror -Itests/guest/lib -o "$jd.sr" tests/host/scn_result.c \
+	tests/guest/lib/scn.c tests/guest/lib/cowtest.c 2>&1 && COWTEST_COW_POLICY=1 "$jd.sr" 2>&1)
+case $sr_out in
+*"# RESULT scenario=vmsplice-4k "*" counters=yes cow_ksm=0 cow_reuse_exclusive=0 cow_copy_refcount=16 cow_gup_break=0 detail=1"*)
+	case $sr_out in
+	*slack=*) notok "scn_end: the RESULT line" "it still says slack=: $(echo "$sr_out" | head -n 1)" ;;
+	*) ok "scn_end: the RESULT line has every cow_* counter, zeros included, and no slack=" ;;
+	esac ;;
+*) notok "scn_end: the RESULT line has every cow_* counter, zeros included" "$(echo "$sr_out" | head -n 2 | tr '\n' ' ' | cut -c1-200)" ;;
+esac
+rm -f "$jd.sr"
 rm -rf "$jd" "$jd.exp"
 
 # 14. scripts/report/results.py, the one parser of the runs' TAP: a run whose

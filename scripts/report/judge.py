@@ -28,12 +28,14 @@ The expectation schema (one record per row, whatever file it comes from):
   outcome   expected outcome ("fail" for an upstream row, the result for a
             selftest row, "skip" for a skip row)
   counters  scenario counter constraints: "-" or name=N (N..N+slack),
-            name>=N, name<=N, comma-separated (/proc/vmstat deltas)
+            name>=N, name<=N and slack=S (the row's slack, default 0, below
+            the count it guards), comma-separated (/proc/vmstat deltas of
+            the kernel's cow_* counters, tests/expect/counters.txt)
   reason    why (seed, commit)
 
 Two rows (skips excepted) that could decide the same cell are refused, as
-is a scenario row whose scenario is no program's or whose profile does not
-run its program.
+are unknown counters, a slack not below its count, and a scenario row whose
+scenario is no program's or whose profile does not run its program.
 
 The full expected set is known before the run: every run of --runs (make
 test passes TEST_MATRIX), every (policy, program) of each run's profile
@@ -121,8 +123,9 @@ def shown(path):
 class Expect(list):
     """The expectation records (load_expect()), with what the scenario rows
     need besides: programs (scenario -> the command of tests/groups/*.list
-    that reports it) and backings (tests/expect/backings.tsv)."""
-    programs, backings = {}, {'case': {}, 'backing': {}}
+    that reports it), backings (tests/expect/backings.tsv) and counters
+    (the kernel's cow_* names, tests/expect/counters.txt)."""
+    programs, backings, counters = {}, {'case': {}, 'backing': {}}, ()
 
 
 # The kernel line a row is for when it does not say (scenarios.tsv's
@@ -154,6 +157,69 @@ def scenario_lines(path):
             sys.exit('judge: %s: %d columns, want %d (%s)' % (where, len(f), need, ' '.join(cols)))
         out.append((where, dict(zip(cols, f))))
     return out
+
+
+def parse_counters(spec, where, known):
+    """A row's counters column: (constraints [(name, op, N)], slack).
+    "slack=S" is the row's slack (default 0): a "name=N" counter may move
+    by N..N+S and the total of decisions by up to S more than the row's
+    decision counters say.  Every name must be a counter of known."""
+    cons, slack = [], 0
+    if spec in ('-', ''):
+        return cons, slack
+    for item in spec.split(','):
+        item = item.strip()
+        m = re.match(r'^slack=(\d+)$', item)
+        if m:
+            slack = int(m.group(1))
+            continue
+        m = CONSTRAINT.match(item)
+        if not m:
+            sys.exit('judge: %s: bad counter constraint %r' % (where, item))
+        if m.group(1) not in known:
+            sys.exit('judge: %s: unknown counter %s (not one of tests/expect/counters.txt, the '
+                     'kernel\'s cow_* counters)' % (where, m.group(1)))
+        cons.append((m.group(1), m.group(2), int(m.group(3))))
+    if slack:
+        guard = slack_guard(cons)
+        if guard is None:
+            sys.exit('judge: %s: slack=%d guards no count (no name=N, and the total of '
+                     'decisions is open)' % (where, slack))
+        if slack >= guard[1]:
+            sys.exit('judge: %s: slack %d is not smaller than the count it guards (%s)'
+                     % (where, slack, guard[0]))
+    return cons, slack
+
+
+def slack_guard(cons):
+    """What a row's slack widens, as (shown, count): its smallest "name=N",
+    else the total of decisions its "<=" bounds allow; None when nothing is
+    bounded (a "-" row, or a ">=" on a decision counter)."""
+    eq = [(n, w) for n, o, w in cons if o == '=']
+    if eq:
+        n, w = min(eq, key=lambda x: x[1])
+        return '%s=%d' % (n, w), w
+    if not cons or any(o == '>=' and n in DECISIONS + PMD_DECISIONS for n, o, w in cons):
+        return None
+    hi = sum(w for n, o, w in cons if o == '<=' and n in DECISIONS + PMD_DECISIONS)
+    return 'at most %d decisions in all' % hi, hi
+
+
+def load_counters(edir):
+    """tests/expect/counters.txt: the kernel's cow_* counters, one a line."""
+    path = os.path.join(edir, 'counters.txt')
+    if not os.path.exists(path):
+        sys.exit('judge: no %s (the kernel\'s cow_* counters)' % shown(path))
+    names = [l.split('#', 1)[0].strip() for l in open(path)]
+    names = [n for n in names if n]
+    bad = [n for n in names if not re.match(r'^cow_[a-z0-9_]+$', n)] + \
+        sorted({n for n in names if names.count(n) > 1})
+    if bad:
+        sys.exit('judge: %s: not one cow_* name a line: %s' % (shown(path), ' '.join(bad)))
+    missing = [n for n in DECISIONS + PMD_DECISIONS if n not in names]
+    if missing:
+        sys.exit('judge: %s lacks the decision counters %s' % (shown(path), ' '.join(missing)))
+    return tuple(names)
 
 
 def all_group_commands():
@@ -201,12 +267,14 @@ def load_expect(edir):
     """Every expectation file, as records of the one schema (an Expect)."""
     rec = Expect()
     rec.backings = load_backings(edir)
+    rec.counters = load_counters(edir)
     rec.programs = load_programs(edir, rec.backings)
     for where, d in scenario_lines(os.path.join(edir, 'scenarios.tsv')):
+        cons, slack = parse_counters(d['counters'], where, rec.counters)
         rec.append(dict(suite='scenario', case=d['scenario'], profile=d['profile'],
                         policy=d['policy'], variant='*', kernel=d.get('kernel', KERNEL_DEFAULT),
-                        outcome=d['outcome'], counters=d['counters'],
-                        reason=d.get('reason', ''), where=where))
+                        outcome=d['outcome'], counters=d['counters'], constraints=cons,
+                        slack=slack, reason=d.get('reason', ''), where=where))
     path = os.path.join(edir, 'upstream.tsv')
     for n, f in tsv_lines(path, 4):
         rec.append(dict(suite='upstream/' + f[1], case=f[2], profile='*', policy=star(f[0]),
@@ -238,10 +306,6 @@ def load_expect(edir):
             sys.exit('judge: %s: no profile qemu-profiles/%s.profile' % (where, r['profile']))
         if not re.match(r'^\d+\.\d+$', r['kernel']):
             sys.exit('judge: %s: kernel line %r is not like %s' % (where, r['kernel'], KERNEL_DEFAULT))
-        if r['counters'] not in ('-', ''):
-            for spec in r['counters'].split(','):
-                if not CONSTRAINT.match(spec.strip()):
-                    sys.exit('judge: %s: bad counter constraint %r' % (where, spec))
         if r['suite'] != 'scenario':
             continue
         if r['policy'] == '*':
@@ -404,27 +468,26 @@ def taint_problem(taint):
         flags or '?', new, before, after)
 
 
-def check_counters(spec, result, slack):
-    """Problems of one scenario's counter deltas against its row."""
+def check_counters(row, result, known):
+    """Problems of one scenario's counter deltas (its RESULT line) against
+    its row: the constraints, within the row's slack, and the total of
+    decisions.  A counter the row names, or a decision counter, that the
+    line lacks is a problem, not 0: the guest prints every cow_* counter."""
     bad = []
     lo = hi = 0
     open_ = False
+    slack = row['slack']
+    absent = [c for c in DECISIONS + PMD_DECISIONS if c not in result]
+    absent += [n for n, _, _ in row['constraints'] if n not in result and n not in absent]
+    if absent:
+        bad.append('%s absent from the RESULT line (the guest prints every cow_* counter: '
+                   'an image older than the judge?)' % ' '.join(absent))
+    stray = sorted(k for k in result if k.startswith('cow_') and k not in known)
+    if stray:
+        bad.append('the kernel has %s, which tests/expect/counters.txt does not list'
+                   % ' '.join(stray))
     total = sum(int(result.get(c, 0)) for c in DECISIONS + PMD_DECISIONS)
-    for s in spec.split(','):
-        m = re.match(r'^(\w+)(>=|<=|=)(-?\d+)$', s.strip())
-        if not m:
-            bad.append('bad counter spec %r' % s)
-            continue
-        name, op, want = m.group(1), m.group(2), int(m.group(3))
-        d = int(result.get(name, 0))
-        if op == '>=':
-            ok, shown = d >= want, '>= %d' % want
-        elif op == '<=':
-            ok, shown = d <= want, '<= %d' % want
-        else:
-            ok, shown = want <= d <= want + slack, '%d..%d' % (want, want + slack)
-        if not ok:
-            bad.append('%s %+d (want %s)' % (name, d, shown))
+    for name, op, want in row['constraints']:
         if name in DECISIONS + PMD_DECISIONS:
             if op == '>=':
                 lo += want
@@ -434,6 +497,17 @@ def check_counters(spec, result, slack):
             else:
                 lo += want
                 hi += want
+        if name not in result:
+            continue
+        d = int(result[name])
+        if op == '>=':
+            ok, want_s = d >= want, '>= %d' % want
+        elif op == '<=':
+            ok, want_s = d <= want, '<= %d' % want
+        else:
+            ok, want_s = want <= d <= want + slack, '%d..%d' % (want, want + slack)
+        if not ok:
+            bad.append('%s %+d (want %s)' % (name, d, want_s))
     # Every decision the case caused: a policy that decides a page twice, or
     # under a counter the row does not name, fails here even when every
     # named counter moved as stated.
@@ -523,16 +597,15 @@ class Judge:
         bad = []
         if res.get('outcome') != row['outcome']:
             bad.append('outcome %s (expected %s)' % (res.get('outcome'), row['outcome']))
-        if row['counters'] not in ('-', ''):
+        if row['constraints']:
             has = res.get('counters')
             if variant in NO_SYSCTL:
                 pass            # CONFIG_COW_POLICY=n: no cow_* counters to check
             elif has != 'yes':
                 bad.append('counters %s: the kernel reported no cow_* counters' % row['counters'])
-            elif not res.get('slack', '').isdigit():
-                bad.append('the RESULT line has no slack= (a guest older than the host judge)')
             else:
-                bad += check_counters(row['counters'], res, int(res['slack']))
+                # The slack is the row's (slack=), whatever the guest says.
+                bad += check_counters(row, res, self.exp.counters)
         self.cell(run, policy, program, sc, 'scenario', 'fail' if bad else 'pass',
                   '; '.join(bad) if bad else row['reason'])
 

@@ -64,7 +64,6 @@
 #define NPAGES	16
 #define SPAN	(NPAGES * PAGE_SIZE)
 #define HPAGE	(2UL << 20)
-#define SLACK	6
 #define MERGE_S	30.0
 #define BACKINGS_PATH "/etc/cowtest/expect/backings.tsv"
 
@@ -492,7 +491,7 @@ static void cell(size_t c, size_t b)
 		return;
 	}
 	cases[c].run(&a, &o);
-	scn_end(row, o.outcome, &o.before, &o.after, SLACK, "%s %s", o.detail, a.setup);
+	scn_end(row, o.outcome, &o.before, &o.after, "%s %s", o.detail, a.setup);
 	area_free(&a);
 }
 

@@ -52,7 +52,6 @@
 
 #define NPAGES	16
 #define LEN	(NPAGES * PAGE_SIZE)
-#define SLACK	6
 
 static char pipebuf[LEN];
 static char start_policy[32];
@@ -100,7 +99,7 @@ static void gupref_to_mapcount(void)
 	res = pipe_getc(back[0]);
 	waitpid(pid, NULL, 0);
 	scn_end(row, res == 'L' ? "leak" : res == 'o' ? "ok" : "error", &before,
-		&after, SLACK, "reference_under=%s write_under=mapcount pipe=%s",
+		&after, "reference_under=%s write_under=mapcount pipe=%s",
 		start_policy, res == 'L' ? "secret" : res == 'o' ? "old" : "bad");
 	close(go[0]); close(go[1]); close(back[0]); close(back[1]);
 	close(pfd[0]); close(pfd[1]);
@@ -148,7 +147,7 @@ static void next_fault(void)
 	wr = (int)vmstat_decisions(&before, &after);
 	snprintf(outcome, sizeof(outcome), "%s-%s", reuse_word(same[0], NPAGES / 2),
 		 reuse_word(same[1], NPAGES / 2));
-	scn_end(row, outcome, &before, &after, SLACK,
+	scn_end(row, outcome, &before, &after,
 		"splice_mprotect_under=refcount write_under=%s exclusive_same_pfn=%d/%d shared_once_same_pfn=%d/%d decisions=%d",
 		start_policy, same[0], NPAGES / 2, same[1], NPAGES / 2, wr);
 	close(pfd[0]);
@@ -204,7 +203,7 @@ static void ro_pin_refcount(void)
 	pipe_putc(go[1], 'x');
 	waitpid(pid, NULL, 0);
 	scn_end(row, c == 'n' ? "ok" : c == 'o' ? "stale-pin" : "error", &before,
-		&after, SLACK, "pin_under=refcount write_under=%s device_sees=%s",
+		&after, "pin_under=refcount write_under=%s device_sees=%s",
 		start_policy, c == 'n' ? "new" : c == 'o' ? "old" : "bad");
 	cowpin_dereg(fd, h);
 	close(fd);
@@ -260,7 +259,7 @@ static void ro_pin_to_mapcount(void)
 	res = pipe_getc(back[0]);
 	waitpid(pid, NULL, 0);
 	scn_end(row, res == 'L' ? "leak" : res == 'o' ? "ok" : "error", &before,
-		&after, SLACK, "pin_under=%s write_under=mapcount device_sees=%s",
+		&after, "pin_under=%s write_under=mapcount device_sees=%s",
 		start_policy, res == 'L' ? "secret" : res == 'o' ? "old" : "bad");
 	close(go[0]); close(go[1]); close(back[0]); close(back[1]);
 	munmap(mem, LEN);
@@ -349,7 +348,7 @@ static void ro_pin_refcount_fork(void)
 	c = ret ? '?' : !scn_count_diff(dev, 'P', LEN) ? 'n' :
 	    !scn_count_diff(dev, 'o', LEN) ? 'o' : 'm';
 	scn_end(row, same < 0 ? "error" : same == 0 ? "copy" :
-		same == NPAGES ? "shared" : "mixed", &before, &after, SLACK,
+		same == NPAGES ? "shared" : "mixed", &before, &after,
 		"pin_under=refcount fork_under=%s child_same_pfn=%d/%d device_sees=%s",
 		start_policy, same, NPAGES,
 		c == 'n' ? "new" : c == 'o' ? "old" : "bad");

@@ -24,7 +24,6 @@
 
 #define NPAIRS	16
 #define LEN	(2 * NPAIRS * PAGE_SIZE)
-#define SLACK	4
 #define MERGE_S	30.0
 
 static int merged(const char *mem)
@@ -91,7 +90,7 @@ static void run(const char *name, bool unmap_twin)
 	}
 	scn_ksm_restore();
 	scn_end(row, bad ? "lost-write" : same == NPAIRS ? "reuse" : same == 0 ? "copy" : "mixed",
-		&before, &after, SLACK, "same_pfn=%d/%d bad_pages=%d", same, NPAIRS, bad);
+		&before, &after, "same_pfn=%d/%d bad_pages=%d", same, NPAIRS, bad);
 	munmap(mem, LEN);
 }
 

@@ -36,7 +36,6 @@
 
 #define NPAGES		16
 #define LEN		(NPAGES * PAGE_SIZE)
-#define SLACK		4
 #define DISK		"/dev/vdb"
 #define HARDBLK		512
 #define BUDGET_S	20.0
@@ -91,7 +90,7 @@ static void gupref_clear_refs(void)
 	old = LEN - scn_count_diff(buf, 'o', LEN);
 	new = LEN - scn_count_diff(buf, 'n', LEN);
 	scn_end(row, new == (long)LEN ? "reuse" : old == (long)LEN ? "copy" : "mixed",
-		&before, &after, SLACK, "reference_sees=%s",
+		&before, &after, "reference_sees=%s",
 		new == (long)LEN ? "new" : old == (long)LEN ? "old" : "mixed");
 	munmap(mem, LEN);
 }
@@ -180,7 +179,7 @@ static void odirect_clear_refs(void)
 	 */
 	raced = reads >= MIN_RACE && cycles >= MIN_RACE &&
 		(faults >= MIN_RACE || !vmstat_has(&after, "cow_reuse_exclusive"));
-	scn_end(row, lost ? "lost-read" : raced ? "ok" : "no-race", &before, &after, 0,
+	scn_end(row, lost ? "lost-read" : raced ? "ok" : "no-race", &before, &after,
 		"reads=%ld lost=%ld clear_refs=%ld write_faults=%lld budget=%.0fs/%d",
 		reads, lost, cycles, faults, BUDGET_S, MAX_READS);
 	close(fd);

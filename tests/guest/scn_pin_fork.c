@@ -52,15 +52,6 @@
 #define NPAGES	16
 #define LEN	(NPAGES * PAGE_SIZE)
 #define HALF	(LEN / 2)
-/*
- * The windows hold a fork() and the child's life: glibc's fork handlers
- * write libc data pages in both processes, and the stacks are shared, so
- * every window has a few decisions of the program's own (5 in most of 14
- * boots, 9 at most, more when the child runs before the parent's
- * snapshot).  Decisions about the NPAGES pages themselves are whole
- * multiples of 8 or 16.
- */
-#define SLACK	12
 
 enum when { PIN_BEFORE_FORK, PIN_AFTER_FORK };
 
@@ -170,7 +161,7 @@ static void run(int fd, const struct cs *cs)
 		outcome = "error";
 	else
 		outcome = child == 'n' ? "leak" : dev_stale || cpu_stale ? "stale-pin" : "ok";
-	scn_end(row, outcome, before, after, SLACK,
+	scn_end(row, outcome, before, after,
 		"device_sees_cpu=%s cpu_sees_device=%s child=%s",
 		dev_stale ? "no" : "yes",
 		!(cs->flags & COWPIN_F_WRITE) ? "n/a" : cpu_stale ? "no" : "yes",
@@ -261,7 +252,7 @@ static void ro_pin_shared_fork(int fd)
 		shared += theirs[i] == mine[i];
 	}
 	scn_end(row, shared == NPAGES ? "shared" : shared ? "mixed" : "copy",
-		before, after, SLACK, "second_child_shares=%d/%d", shared, NPAGES);
+		before, after, "second_child_shares=%d/%d", shared, NPAGES);
 	cowpin_dereg(fd, h);
 	release_child(holder, go, back);
 	close(pp[0]); close(pp[1]);
@@ -289,7 +280,7 @@ static void gup_nofault_shared(int fd, const char *name, uint64_t flags)
 	for (int i = 0; i < NPAGES; i++)
 		same += scn_pfn(mem + i * PAGE_SIZE) == pfn[i];
 	scn_end(row, ret ? "refused" : same == NPAGES ? "ok" : "copied",
-		before, after, SLACK, "register=%s same_pfn=%d/%d",
+		before, after, "register=%s same_pfn=%d/%d",
 		ret ? strerror(-ret) : "ok", same, NPAGES);
 	if (!ret)
 		cowpin_dereg(fd, h);
@@ -328,7 +319,7 @@ static void ro_pin_hugetlb_shared(int fd)
 		ret = cowpin_dev_read(fd, h, 0, LEN, dev);
 	}
 	scn_end(row, ret ? "error" : scn_count_diff(dev, 'P', LEN) ? "stale-pin" : "ok",
-		before, after, SLACK, "register_and_read=%s",
+		before, after, "register_and_read=%s",
 		ret ? strerror(-ret) : "ok");
 	if (h)
 		cowpin_dereg(fd, h);
@@ -382,7 +373,7 @@ static void rdma_fork_hugetlb(int fd)
 	ret = cowpin_dev_read(fd, h, 0, LEN, dev);
 	scn_end(row, ret || (res != 'o' && res != 'L') ? "error" : res == 'L' ? "leak" :
 		scn_count_diff(dev, 'P', LEN) ? "stale-pin" : "ok",
-		before, after, SLACK, "child=%s device_sees_write=%s",
+		before, after, "child=%s device_sees_write=%s",
 		res == 'o' ? "old" : res == 'L' ? "new" : "bad",
 		ret ? strerror(-ret) : scn_count_diff(dev, 'P', LEN) ? "no" : "yes");
 	cowpin_dereg(fd, h);

@@ -31,7 +31,6 @@
 #define NPAGES	16
 #define LEN	(NPAGES * PAGE_SIZE)
 #define HALF	(LEN / 2)
-#define SLACK	4
 
 static char dev[LEN];
 
@@ -102,7 +101,7 @@ static void run(int fd, const char *name, bool clear_refs)
 	outcome = dev_stale || cpu_stale ? "stale-pin" :
 		  sd_pin != NPAGES ? "soft-dirty-lost" :
 		  sd_ctl ? "soft-dirty-kept" : "ok";
-	scn_end(row, outcome, &before, &after, SLACK,
+	scn_end(row, outcome, &before, &after,
 		"device_sees_cpu=%s cpu_sees_device=%s%s", dev_stale ? "no" : "yes",
 		cpu_stale ? "no" : "yes", clear_refs ? "" : "");
 	if (clear_refs)

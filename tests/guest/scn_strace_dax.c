@@ -44,12 +44,6 @@
 #define DATA	DAXDIR "/scn_strace_data"
 #define MARK	"DAX-PRIVATE-MAPPING-BUFFER"
 #define TIMEOUT	60
-/*
- * Decisions of the program's own: the tracer's stack and buffers are shared
- * with the stopped tracee (a fork), so its first writes in the window are
- * copy-on-write faults.
- */
-#define SLACK	4
 
 /* The DAX file: its own path at offset 0, MARK at 256. */
 static void make_data(void)
@@ -149,7 +143,7 @@ static void strace_dax(void)
 	scn_end(row, warn1 > warn0 ? "warning" :
 		WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) >= 128) ? "killed" :
 		!WIFEXITED(status) || WEXITSTATUS(status) || seen < 3 ? "error" : "ok",
-		NULL, NULL, 0, "strace_exit=%d new_warnings=%d dax_lines=%d",
+		NULL, NULL, "strace_exit=%d new_warnings=%d dax_lines=%d",
 		WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status),
 		warn1 - warn0, seen);
 }
@@ -225,7 +219,7 @@ static void ptrace_dax(bool poke)
 	scn_end(row, WIFEXITED(status) && WEXITSTATUS(status) == 5 ? "lost-write" :
 		warn1 > warn0 ? "warning" : WIFSIGNALED(status) ? "killed" :
 		bad || !WIFEXITED(status) || WEXITSTATUS(status) ? "error" : "ok",
-		&before, &after, SLACK, "bad_mask=%d reader=%s tracee_exit=%d new_warnings=%d", bad, reader,
+		&before, &after, "bad_mask=%d reader=%s tracee_exit=%d new_warnings=%d", bad, reader,
 		WIFEXITED(status) ? WEXITSTATUS(status) : -1, warn1 - warn0);
 	munmap(p, PAGE_SIZE);
 }

@@ -59,7 +59,6 @@
 
 #define NPAGES	16
 #define LEN	(NPAGES * PAGE_SIZE)
-#define SLACK	4
 
 /* The throttled stable-writes swap disk (qemu-profiles/swap.profile). */
 #define STABLE_DEV	"/dev/vdc"
@@ -179,7 +178,7 @@ static void run(const char *name, enum kind k)
 	}
 	scn_end(row, bad ? "lost-write" : c == 'n' ? "leak" :
 		same == NPAGES ? "reuse" : same == 0 ? "copy" : "mixed",
-		&before, &after, SLACK,
+		&before, &after,
 		"same_pfn=%d/%d bad_reads=%d swapcache=%d locked=%d writeback=%d off_lru=%d%s",
 		same, NPAGES, bad, st[0], st[1], st[2], st[3],
 		k == FORK_ALIVE ? (c == 'o' ? " child=old" : " child=new") : "");
@@ -254,7 +253,7 @@ static void swapin_write(const char *name, bool gupref, bool read_first)
 		outcome = "error";
 	else
 		outcome = inpipe == NPAGES ? "reuse" : inpipe == 0 ? "copy" : "mixed";
-	scn_end(row, outcome, &before, &after, SLACK,
+	scn_end(row, outcome, &before, &after,
 		"swapped_out=%d/%d written=%d/%d%s%d", out, NPAGES, good, NPAGES,
 		gupref ? " pipe_sees_write=" : " pipe=", gupref ? inpipe : 0);
 out:
@@ -403,7 +402,7 @@ static void swap_writeback_stable(const char *name, bool read_first)
 			tap_diag("%s: attempt %d: writeback over before the writes (%s)",
 				 name, attempt, detail);
 	}
-	scn_end(row, outcome, &before, &after, SLACK, "%s attempts=%d", detail,
+	scn_end(row, outcome, &before, &after, "%s attempts=%d", detail,
 		attempt - 1);
 }
 

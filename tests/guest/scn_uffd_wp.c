@@ -47,7 +47,6 @@
 #define WRITERS		3
 #define BUDGET_S	3.0
 #define MONITOR_S	10
-#define SLACK		6
 #define MIN_RACE	100
 #define MAX_S		30.0
 
@@ -226,7 +225,7 @@ static void race(const char *name, bool pinned)
 	 */
 	scn_end(row, lost ? "lost-write" : dev_stale ? "stale-pin" :
 		cycles >= MIN_RACE && faults >= MIN_RACE ? "ok" : "no-race", &before,
-		&after, 0, "cycles=%ld wp_faults=%ld lost_counters=%ld budget=%.0fs",
+		&after, "cycles=%ld wp_faults=%ld lost_counters=%ld budget=%.0fs",
 		cycles, faults, lost, BUDGET_S);
 	munmap(mem, LEN);
 }
@@ -289,7 +288,7 @@ static void monitor(void)
 	for (int i = 0; i < NPAGES; i++)
 		wp += !!(scn_pagemap(mem + i * PAGE_SIZE) & PM_UFFD_WP);
 	scn_end(row, res == 'h' ? "hang" : res != 'o' ? "error" :
-		wp != NPAGES ? "wp-lost" : "ok", &before, &after, SLACK,
+		wp != NPAGES ? "wp-lost" : "ok", &before, &after,
 		"readv=%s uffd_wp_pages=%d/%d timeout=%ds",
 		res == 'o' ? "ok" : res == 'h' ? "hung" : "failed", wp, NPAGES, MONITOR_S);
 	uffd_wp(uffd, mem, LEN, false);

@@ -6,8 +6,9 @@ holds it: OUT/VARIANT-PROFILE.tap and a console log with the banners.
 Every program the profile plans prints one passing point; every scenario
 cell the judge requires of the run (judge.scenario_cells(): the rows of
 tests/expect/scenarios.tsv for the profile, and the "*" rows whose program
-it runs) prints a RESULT line with exactly the expected outcome and
-counters, so the run is clean as made.
+it runs) prints a RESULT line with exactly the expected outcome and every
+cow_* counter (tests/expect/counters.txt, zeros included), so the run is
+clean as made.
 A MUTATION reopens one hole ("A+B": two at once):
 
   drop=SCENARIO[/POLICY] the cell never ran (under POLICY only, if given)
@@ -26,6 +27,9 @@ A MUTATION reopens one hole ("A+B": two at once):
   taint=PROGRAM:B:A      the runner's "# TAINT" line for PROGRAM under the
                          first policy: /proc/sys/kernel/tainted went from
                          B to A while it ran
+  nocounter=SCENARIO:N   counter N is absent from that cell's RESULT line
+  slack=S                every RESULT line says slack=S, as the guests
+                         before the host's slack did
   kernel=RELEASE         the guest's uname -r (COWTEST-BOOT), 6.1.0-fake
                          by default; the rows of its kernel line report
   expect=DIR             the image's expectations are DIR's, not
@@ -123,22 +127,21 @@ def main():
             if mut.get('outcome', '').startswith(sc + ':'):
                 o = mut['outcome'].split(':', 1)[1]
             cnt = {}
-            if r['counters'] != '-' and variant not in judge.NO_SYSCTL:
-                for s in r['counters'].split(','):
-                    for op in ('>=', '<=', '='):
-                        if op in s:
-                            name, v = s.split(op)
-                            cnt[name] = int(v)
-                            break
+            if variant not in judge.NO_SYSCTL:
+                cnt = dict.fromkeys(exp.counters, 0)
+                for name, _, v in r['constraints']:
+                    cnt[name] = v
             if mut.get('counter', '').startswith(sc + ':'):
                 name, v = mut['counter'].split(':', 1)[1].split('=')
                 cnt[name] = int(v)
+            if mut.get('nocounter', '').startswith(sc + ':'):
+                cnt.pop(mut['nocounter'].split(':', 1)[1], None)
             has = 'no' if variant in judge.NO_SYSCTL else 'yes'
             if mut.get('counters') == 'missing':
                 has, cnt = 'missing', {}
-            body.append('# RESULT scenario=%s profile=%s policy=%s outcome=%s slack=2 counters=%s%s'
-                        % (sc, profile, p, o, has,
-                           ''.join(' %s=%d' % kv for kv in sorted(cnt.items()) if kv[1])))
+            body.append('# RESULT scenario=%s profile=%s policy=%s outcome=%s%s counters=%s%s'
+                        % (sc, profile, p, o, ' slack=%s' % mut['slack'] if 'slack' in mut else '',
+                           has, ''.join(' %s=%d' % kv for kv in cnt.items())))
             k += 1
             body.append('ok %d - %s: observed %s' % (k, sc, o))
         if need_sc and need_sc not in skipped_sc:

@@ -10,8 +10,10 @@
  * (vmstat snapshots around the interesting part) and calls scn_end() with
  * the observed outcome: scn_end() prints
  *
- *   # RESULT scenario=<case> profile=<p> policy=<p> outcome=<o> slack=<n>
+ *   # RESULT scenario=<case> profile=<p> policy=<p> outcome=<o>
  *            counters=yes|no|missing|none <counter>=<delta> ... [detail...]
+ *
+ * with the delta of every cow_* counter, zeros included.
  *
  * and one TAP point, "<case>: observed <o>", that fails only when the
  * outcome is "error".  Whether the outcome and the counters are the
@@ -51,14 +53,14 @@ const char *scn_profile(void);
  */
 const struct scn_row *scn_begin(const char *name);
 /*
- * Report one case: outcome, counter deltas between before and after, the
- * case's noise (the row's "=N" counters may move up to slack more, the
- * test's own faults), detail for the RESULT line.
+ * Report one case: outcome, counter deltas between before and after (every
+ * cow_* counter), detail for the RESULT line.  How far a counter may stray
+ * from its row is the row's slack, on the host.
  */
 void scn_end(const struct scn_row *row, const char *outcome,
 	     const struct vmstat *before, const struct vmstat *after,
-	     long slack, const char *detail_fmt, ...)
-	__attribute__((format(printf, 6, 7)));
+	     const char *detail_fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 /*
  * The child of the CVE-2020-29374 reproducer (seed 000), forked with
  * fork_piped(): says 'r'; on 'g' vmsplice()s len bytes at p into the pipe
