@@ -111,7 +111,7 @@ disk_args="$disk_args -drive file=$resimg,if=none,format=raw,id=cowres -device v
 	echo "# initrd: $initrd"
 	echo "# cmdline: $fullcmd"
 	# shellcheck disable=SC2086
-	echo "# qemu: $("$top/scripts/boot/qemu.sh" --print --accel "$accel" --console "$log" "$kernel" "$initrd" "..." -- $QEMU_ARGS $disk_args)"
+	echo "# qemu: $("$top/scripts/boot/qemu.sh" --print --accel "$accel" --console "$log" --loglevel "$CONSOLE_LOGLEVEL" "$kernel" "$initrd" "..." -- $QEMU_ARGS $disk_args)"
 } >"$log"
 # shellcheck disable=SC2086
 "$top/scripts/boot/qemu.sh" --accel "$accel" --console "$log" --timeout "$TIMEOUT" --loglevel "$CONSOLE_LOGLEVEL" \
