@@ -371,11 +371,12 @@ critical-path:
 # <bench run> <mutants run>"; make check validates the committed file. Each
 # run is read once into the results model (scripts/report/cowresults), whose
 # digest (digests/<run>.json, committed) keeps it for the next make report
-# ADD=; the bench statistics need scipy (SCIPY_PYTHON).
+# ADD=; the bench statistics need scipy (SCIPY_PYTHON), the Findings' plots
+# (docs/plots/*.svg, committed) gnuplot.
 report:
 	@test -n "$(RUN)$(ADD)" || { echo 'usage: make report RUN="<results dir>..." (a new RESULTS.md) or ADD="<results dir>..." (into the committed one)' >&2; exit 1; }
 	@test -z "$(RUN)" -o -z "$(ADD)" || { echo 'make report: RUN= writes a new RESULTS.md, ADD= adds to it: give one' >&2; exit 1; }
-	@$(SCIPY_PYTHON) scripts/report/results_md.py $(if $(ADD),add RESULTS.md $(ADD),write RESULTS.md $(RUN)) && python3 scripts/report/results_md.py check RESULTS.md
+	@$(SCIPY_PYTHON) scripts/report/results_md.py --plots docs/plots $(if $(ADD),add RESULTS.md $(ADD),write RESULTS.md $(RUN)) && python3 scripts/report/results_md.py check RESULTS.md
 
 # Under make test, check waits for the tree: checkpatch and the copies kept
 # both here and in the tree need it (alone it skips those, naming why).

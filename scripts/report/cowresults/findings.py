@@ -246,9 +246,13 @@ def costs(run, insns, mode='det'):
                 ds = [float(m.group(0).rstrip('%')) for _, x in xs
                       for m in [re.match(r'^[-+]\d+\.\d+%', x.get('text', ''))] if m]
             marked = [n for n, x in xs if x.get('mark') in ('*', '**', '***')]
+            if len(xs) == 1:
+                cell[p] = cost_cell(xs[0][1])
+                continue
             cell[p] = ('%+.2f%% .. %+.2f%%; marked: %s' % (min(ds), max(ds), ', '.join(marked) or 'none')
                        if ds else '-') + (' vs exclusive' if xs and xs[0][1].get('ref') == 'exclusive' else '')
-        rows.append(['stress-ng, %d stressors' % len(sng), 'bogo op', '-', cell, '-'])
+        rows.append(['stress-ng, %d stressor%s' % (len(sng), 's' if len(sng) > 1 else ''), 'bogo op',
+                     '-' if len(sng) > 1 else sng[0]['stock'], cell, '-'])
     return rows
 
 
@@ -300,12 +304,20 @@ def sure_rows(f):
         rows.append(['configuration', 'the lean kernels are tinyconfig-based (-Os); `%s` (%s, commit '
                      '%s) built cow and stock from Debian\'s own configuration: exclusive against '
                      'stock %s' % (d['id'], d['date'][:10], d['commit'][:7], txt or d['verdict'])])
+    h = (b['data'].get('cost_holm') or {}).get('det') if b else None
+    if h:
+        holm = ('this cost table is one family: %d comparisons, %d marked; its smallest p, %.4f, would '
+                'need a family of at most %d to reach 0.05, so with this many boots a side an '
+                'unmarked row may still differ, as its interval says' % (
+                    h['n'], h['marked'], h['min_p'], int(0.05 / h['min_p']) if h['min_p'] else 0))
+    elif b:
+        holm = ('the marks above are those of the run\'s own tables: the run predates the samples this '
+                'page tests itself')
+    else:
+        holm = 'no bench run'
     rows.append(['multiple comparisons', 'Holm\'s correction per table (%s); a mark (* ** ***) only '
                  'from a test across boots (two boots or more a side), never from the rounds of one '
-                 'boot' % ('this cost table: over its %d tested comparisons' % sum(
-                     1 for r in f['costs'] for c in r[3].values() if c.endswith(('*', '='))) if
-                     f['cost_source'] == 'samples' else 'the marks above are those of the run\'s own '
-                     'tables: it predates the samples this page tests')])
+                 'boot; intervals are each comparison\'s own 95%%' % holm])
     if f['mutants']:
         caught = sum(1 for v, _ in f['mutants'].values() if v == 'caught')
         rows.append(['mutation check', '%d of %d deliberately broken series caught in exactly their '

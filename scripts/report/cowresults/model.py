@@ -329,7 +329,9 @@ def cost_from_raw(d, data):
     against the unpatched kernel, across boots (benchstat's tests: an exact
     permutation test over boots and the interval that inverts it; "same in
     every boot" when each boot gave one figure), Holm over each mode's
-    rows. None when scipy is missing (benchstat cannot be imported)."""
+    rows (the Findings' cost table is that family); and {mode: {n, min_p,
+    marked}} of the family. None when scipy is missing (benchstat cannot
+    be imported)."""
     try:
         import benchstat as bs
     except (ImportError, SystemExit):
@@ -337,6 +339,7 @@ def cost_from_raw(d, data):
     cs = benchdata.cells(data)
     keys = sorted(cs, key=bs.order_key)
     out = []
+    holm = {}
     for mode in ('det', 'wall'):
         fam, rows = [], []
         for (m, v, b, size, p) in keys:
@@ -362,6 +365,10 @@ def cost_from_raw(d, data):
                 fam.append(x)
             rows.append(row)
         bs.judge(fam)
+        tested = [x for x in fam if x.get('p') is not None]
+        if tested:
+            holm[mode] = {'n': len(tested), 'min_p': min(x['p'] for x in tested),
+                          'marked': sum(1 for x in tested if x['mark'] in ('*', '**', '***'))}
         for row in rows:
             for pol, x in list(row['policies'].items()):
                 row['policies'][pol] = {
@@ -370,7 +377,7 @@ def cost_from_raw(d, data):
                     'p': x.get('p'), 'p_adj': x.get('p_adj'), 'exact': bool(x.get('exact')),
                     'boots': x['boots'], 'median': x['median']}
         out += rows
-    return out
+    return out, holm
 
 
 def _finite(v):
@@ -431,7 +438,8 @@ def load_bench(d):
             raise BadInput('%s/raw.json: %s' % (d, e))
     cost = cost_from_raw(d, raw) if raw else None
     data['cost_source'] = 'samples' if cost is not None else 'tables'
-    data['cost'] = cost if cost is not None else cost_from_tables(data['overhead'], data['summary_md'])
+    data['cost'] = cost[0] if cost is not None else cost_from_tables(data['overhead'], data['summary_md'])
+    data['cost_holm'] = cost[1] if cost is not None else {}
     data['redis'] = redis_from_raw(raw) if raw else redis_from_tables(data['redis_tables'])
     run['verdict'] = bench_verdict(data)
     return run
