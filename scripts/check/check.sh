@@ -927,6 +927,40 @@ if python3 scripts/report/insn_report.py "$ir" >/dev/null 2>&1 &&
 else notok "insn_report on tests/host/insn-run" "$(tail -n 3 "$ir/insn.md" 2>/dev/null)"; fi
 rm -rf "$ir"
 
+# 26. The Findings, their plots and the document checks on the canned runs of
+# tests/host/findings (tests/host/findings/check.py): the three tables in
+# the first 80 lines, each naming its run, costs across boots with Holm
+# over the table, the plots (gnuplot: SVG), make report without gnuplot
+# refused untouched; doccheck.py readme and rst accepting the documents as
+# they should be and refusing each canned mismatch; make rfc's files as
+# mbox, git am onto a canned tree.
+out=$("${SCIPY_PYTHON:-/usr/bin/python3}" tests/host/findings/check.py 2>&1)
+echo "$out" | grep -q '^ok - \|^not ok - ' || notok "findings fixtures" "$(echo "$out" | tail -n 1)"
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) ok "findings: ${line#ok - }" ;;
+	"not ok - "*) line=${line#not ok - }; notok "findings: ${line%%: *}" "${line#*: }" ;;
+	esac
+done <<EOF
+$out
+EOF
+
+# 27. The documents say what the runs say (scripts/report/doccheck.py, against
+# digests/, the results model RESULTS.md is rendered from): README.md's
+# default-path cost is the newest make bench-insn run's, per function and
+# in all; the outcome table of sysctl-docs/cow_policy.rst is the newest
+# make test run's scenario matrix (rows mapped in
+# scripts/check/cow_policy-rows.tsv; a row marked pending must still
+# disagree). Item 26 shows both failing on canned mismatches.
+for dc in "readme README.md" "rst sysctl-docs/cow_policy.rst scripts/check/cow_policy-rows.tsv"; do
+	# shellcheck disable=SC2086 # the command and its files, one word each
+	if out=$(python3 scripts/report/doccheck.py $dc 2>&1); then
+		ok "documents: $(echo "$dc" | cut -d' ' -f2) says what the runs say ($(echo "$out" | grep -c '^doccheck: ok:') notes$(echo "$out" | grep -q 'ok: pending' && echo ', pending rows listed'))"
+	else
+		notok "documents: $(echo "$dc" | cut -d' ' -f2)" "$(echo "$out" | grep -v '^doccheck: ok:' | head -n 3 | tr '\n' ' ')"
+	fi
+done
+
 echo "$pass passed, $fail failed, $skip skipped"
 if [ $fail = 0 ]; then
 	stage "check" "ok ($pass passed, $skip skipped)" "$start"
