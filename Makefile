@@ -127,7 +127,7 @@ endif
 
 .PHONY: help deps tree export kernel driver guest initramfs images run test test-graph check \
 	check-series check-series-quick test-mutants shell soak bench bench-report bench-compare \
-	bench-repeatability bench-distro bench-insn test-harness-failures test-bad-input stap trace report manifest fanout judge compare-runs critical-path stall-probe stall-report code-size print-build-targets clean distclean
+	bench-repeatability bench-distro bench-insn test-harness-failures test-bad-input stap trace report rfc manifest fanout judge compare-runs critical-path stall-probe stall-report code-size print-build-targets clean distclean
 
 help:
 	@echo 'cow-policy targets:'
@@ -377,6 +377,17 @@ report:
 	@test -n "$(RUN)$(ADD)" || { echo 'usage: make report RUN="<results dir>..." (a new RESULTS.md) or ADD="<results dir>..." (into the committed one)' >&2; exit 1; }
 	@test -z "$(RUN)" -o -z "$(ADD)" || { echo 'make report: RUN= writes a new RESULTS.md, ADD= adds to it: give one' >&2; exit 1; }
 	@$(SCIPY_PYTHON) scripts/report/results_md.py --plots docs/plots $(if $(ADD),add RESULTS.md $(ADD),write RESULTS.md $(RUN)) && python3 scripts/report/results_md.py check RESULTS.md
+
+# The series as an RFC to linux-mm (scripts/report/rfc.py): a cover letter
+# (docs/rfc-cover.txt, the patch organisation, the Findings and Performance
+# of the results model in digests/, the Debian version the series applies
+# to) and the patches of patches/series with "RFC PATCH" subjects, as git
+# format-patch --cover-letter --rfc writes them, into RFC_DIR. The sender:
+# FROM="Name <addr>", else git config user.name and user.email.
+RFC_DIR ?= $(BUILD)/rfc
+FROM ?=
+rfc:
+	@python3 scripts/report/rfc.py --patches $(PATCHES) --out $(RFC_DIR) --base $(TESTED_DEBIAN_VERSION) $(if $(FROM),--from "$(FROM)")
 
 # Under make test, check waits for the tree: checkpatch and the copies kept
 # both here and in the tree need it (alone it skips those, naming why).

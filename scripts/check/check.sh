@@ -945,6 +945,28 @@ done <<EOF
 $out
 EOF
 
+# 26b. make rfc's patches apply with git am to the files they touch as
+# Debian's tree has them (the tag base of the tree, read only: the files
+# are copied into a scratch repository).
+if [ -d "$KSRC/.git" ] && git -C "$KSRC" rev-parse -q --verify base >/dev/null; then
+	rf=$(mktemp -d)
+	if python3 scripts/report/rfc.py --out "$rf/rfc" --base check --from "make check <check@example.org>" >"$tmp" 2>&1; then
+		mkdir "$rf/tree"
+		for f in $(sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "$rf"/rfc/0[0-9][0-9][1-9]-*.patch | sort -u); do
+			if git -C "$KSRC" cat-file -e "base:$f" 2>/dev/null; then
+				mkdir -p "$rf/tree/$(dirname "$f")" && git -C "$KSRC" show "base:$f" >"$rf/tree/$f"
+			fi
+		done
+		if (cd "$rf/tree" && git init -q && git add -A && git -c user.name=c -c user.email=c@example.org commit -q -m base &&
+			git -c user.name=c -c user.email=c@example.org am -q "$rf"/rfc/0[0-9][0-9][1-9]-*.patch) >"$tmp" 2>&1; then
+			ok "make rfc: git am applies its $(find "$rf/rfc" -name '0*.patch' ! -name '0000-*' | wc -l) patches to Debian's files (tag base of $KSRC)"
+		else notok "make rfc: git am onto Debian's files" "$(tail -n 2 "$tmp" | tr '\n' ' ')"; fi
+	else notok "make rfc" "$(tail -n 1 "$tmp")"; fi
+	rm -rf "$rf"
+else
+	skip "make rfc: git am onto Debian's files" "no tree with the tag base at $KSRC (make tree)"
+fi
+
 # 27. The documents say what the runs say (scripts/report/doccheck.py, against
 # digests/, the results model RESULTS.md is rendered from): README.md's
 # default-path cost is the newest make bench-insn run's, per function and

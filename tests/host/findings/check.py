@@ -181,7 +181,7 @@ def rfc_cases(tmp, results_md):
     ok = (len(files) == 3 and files[0].startswith('0000-cover-letter') and
           subj[0].startswith('[RFC PATCH 0/2] ') and subj[1].startswith('[RFC PATCH 1/2] ') and
           all(m['From'] == 'A Developer <dev@example.org>' for m in msgs) and
-          'base-commit: Debian linux-source-6.1 6.1.192-3' in cover and
+          'Base: Debian linux-source-6.1 6.1.192-3,' in cover and
           'What breaks (Linux 6.1)' in cover and 'What it costs (Linux 6.1)' in cover and
           'odirect-clear-refs' in cover)
     result(ok, 'make rfc: a cover letter (RFC PATCH 0/2, the sender, the Debian base, the Findings) and the '
@@ -195,6 +195,17 @@ def rfc_cases(tmp, results_md):
     result(rc == 0 and len(log.splitlines()) == 3, 'make rfc: git am applies its patches to the canned tree',
            o.strip()[-200:])
     run(['git', 'am', '--abort'], env=env, cwd=tree)
+    # The same on a tree whose file the first patch's context no longer
+    # matches: git am refuses, so the case above can fail.
+    bad = os.path.join(tmp, 'badtree')
+    shutil.copytree(os.path.join(HERE, 'tree'), bad)
+    with open(os.path.join(bad, 'mm', 'demo.c'), 'w') as fh:
+        fh.write('int demo_reuse(void)\n{\n\treturn 0;\n}\n')
+    for c in (['git', 'init', '-q'], ['git', 'add', '-A'], ['git', 'commit', '-q', '-m', 'base']):
+        run(c, env=env, cwd=bad)
+    rc, o = run(['git', 'am', '-q'] + [os.path.join(od, f) for f in files[1:]], env=env, cwd=bad)
+    result(rc != 0 and 'patch does not apply' in o, 'make rfc: git am refuses its patches on a tree they do not fit',
+           'exit %d: %s' % (rc, o.strip()[-200:]))
 
 
 if __name__ == '__main__':
