@@ -399,6 +399,12 @@ def add(out, new_dirs, ddir, plots_dir=None):
     if problems:
         raise BadInput('%s does not pass check: %s' % (out, problems[0]))
     runs = store.load_all(ddir)
+    # A run known only from a kept section is read back from it again: what
+    # the model reads of a section may have grown since.
+    for rid, r in list(runs.items()):
+        if r.get('source') == 'RESULTS.md section' and r['data'].get('section'):
+            runs[rid] = model.from_section(r['data']['section'])
+            runs[rid]['dir'] = r.get('dir', '')
     m = re.search(r'make report RUN="([^"]*)"', text)
     dirs = m.group(1).split() if m else []
     runs.update(legacy_runs(text, runs, dirs))

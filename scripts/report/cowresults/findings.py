@@ -63,14 +63,23 @@ METHOD = ("Every scenario is a reproducer that reports what it observed (TAP and
           "instructions of the timed sections per address (QEMU plugin), one boot a kernel.")
 
 
+REF = re.compile(r'seed \d{3}(?:/\d{3})?|\b[0-9a-f]{12}\b|\bv\d+\.\d+\b|patch \d+|\b6\.1\b|'
+                 r'cow_policy\.rst')
+
+
+def refs_of(why):
+    """The seed and commit references of a reason, in order: 'seed 010', a
+    12-digit commit, 'patch 5', 'v5.19', '6.1', 'cow_policy.rst'."""
+    out = []
+    for m in REF.finditer(why or ''):
+        if m.group(0) not in out:
+            out.append(m.group(0))
+    return out
+
+
 def short_reason(why, n=2):
-    """The seed and commit references of a reason: 'seed 010', a 12-digit
-    commit, 'patch 5', 'v5.19', '6.1'; else its first words."""
-    refs = []
-    for m in re.finditer(r'seed \d{3}(?:/\d{3})?|\b[0-9a-f]{12}\b|\bv\d+\.\d+\b|patch \d+|\b6\.1\b|'
-                         r'cow_policy\.rst', why or ''):
-        if m.group(0) not in refs:
-            refs.append(m.group(0))
+    """A reason's seed and commit references; else its first words."""
+    refs = refs_of(why)
     if refs:
         return ', '.join(refs[:n])
     w = (why or '').split(':')[0].strip()
@@ -151,21 +160,27 @@ def breaks(run, line, reasons):
             continue
         row = {}
         for p in POLICIES:
+            # One group per outcome: its scenarios and the seeds and commits
+            # of their reasons (the first words of one when none has any).
             groups = collections.OrderedDict()
             for case in diff:
                 for c in by[case].get(p, []):
                     prof = c['run'].split('-', 1)[1]
                     why = c.get('why') or reasons.get((case, prof, p)) or reasons.get((case, '*', p), '')
                     if c['verdict'] == 'fail':
-                        key = ('**FAIL** %s' % (c['outcome'] or 'not run'), c.get('why', ''))
+                        out = '**FAIL** %s (%s)' % (c['outcome'] or 'not run', c.get('why', ''))
                     else:
-                        key = (c['outcome'] or '?', short_reason(why))
-                    if case not in groups.setdefault(key, []):
-                        groups[key].append(case)
+                        out = c['outcome'] or 'judged %s' % c['verdict']
+                    g = groups.setdefault(out, {'cases': [], 'refs': [], 'words': ''})
+                    if case not in g['cases']:
+                        g['cases'].append(case)
+                    g['refs'] += [r for r in refs_of(why) if r not in g['refs']]
+                    g['words'] = g['words'] or short_reason(why)
             parts = []
-            for (out, why), cases in sorted(groups.items(), key=lambda kv: (kv[0][0] not in BAD, kv[0])):
+            for out, g in sorted(groups.items(), key=lambda kv: (kv[0] not in BAD, kv[0])):
                 o = '**%s**' % out if out in BAD else out
-                parts.append('%s: %s%s' % (o, ', '.join(cases), ' (%s)' % why if why else ''))
+                why = ', '.join(g['refs'][:4]) if g['refs'] else g['words']
+                parts.append('%s: %s%s' % (o, ', '.join(g['cases']), ' (%s)' % why if why else ''))
             row[p] = '; '.join(parts) or '-'
         rows.append((title, row))
     return rows
@@ -386,14 +401,18 @@ def text(f, width=72):
     import textwrap
     out = []
 
+    def plain(s):
+        # markdown's bold and code marks, not the significance marks
+        return re.sub(r'\*\*([A-Za-z][^*]*?)\*\*', r'\1', s).replace('`', '')
+
     def para(s):
-        out.extend(textwrap.wrap(re.sub(r'[*`]', '', s), width) + [''])
+        out.extend(textwrap.wrap(plain(s), width, break_on_hyphens=False) + [''])
 
     def rows_(rows, header):
         for r in rows:
             out.append('  ' + r[0])
             for h, c in zip(header[1:], r[1:]):
-                out.extend(textwrap.wrap(re.sub(r'[*`]', '', '%s: %s' % (h, c)), width - 4,
+                out.extend(textwrap.wrap(plain('%s: %s' % (h, c)), width - 4, break_on_hyphens=False,
                                          initial_indent='    ', subsequent_indent='      '))
         out.append('')
     t, b = f['test'], f['bench']

@@ -589,7 +589,8 @@ def from_section(lines, repo=seriesmod.TOP):
         run['verdict'] = m.group(1) if m else 'no summary'
         data['scenario'] = scenario_from_matrix(text)
     elif cmd == 'make bench':
-        m = re.search(r'^Produced by `([^`]*)`', text, re.M)
+        m = re.search(r'^Produced by `([^`]*)`(?:: (.*)\.)?$', text, re.M)
+        data['how'] = m.group(2) or '' if m else ''
         env = {'command': m.group(1) if m else 'make bench',
                'quick': '1' if 'QUICK smoke run' in text else '0'}
         run['group'] = bench_group(env, 'make bench', run['id'])
