@@ -129,6 +129,10 @@ endif
 	check-series check-series-quick test-mutants shell soak bench bench-report bench-compare \
 	bench-repeatability bench-distro bench-insn test-harness-failures test-bad-input stap trace report rfc manifest fanout judge compare-runs critical-path stall-probe stall-report code-size print-build-targets clean distclean
 
+# Targets of .PHONY that other recipes use, not people: make help and
+# docs/harness.md list every other one (make check, scripts/check/targets.py).
+INTERNAL_TARGETS = help test-graph print-build-targets
+
 help:
 	@echo 'cow-policy targets:'
 	@echo '  make test        check, build everything, boot TEST_MATRIX ($(TEST_MATRIX)), summary'
@@ -156,7 +160,14 @@ help:
 	@echo '  make stap [VARIANT= SCRIPT=]   compile benchmarks/stap/*.stp for the guest kernel'
 	@echo '  make trace PROFILE= POLICY= SCRIPT= [WORKLOAD=]   a stap script live around a guest workload'
 	@echo '  make soak DURATION=<min> [VARIANT=debug]   the flip stress (flipstress) for that long'
-	@echo '  make report RUN="<dirs>" | ADD="<dirs>"   write RESULTS.md from runs, or add runs to it'
+	@echo '  make report RUN="<dirs>" | ADD="<dirs>"   RESULTS.md (Findings first), digests/, docs/plots/ from runs'
+	@echo '  make rfc [FROM="Name <addr>"] [RFC_DIR=build/rfc]   the series as an RFC to linux-mm, cover letter from the results'
+	@echo '  make images [MATRIX="v:p ..."]   every image the runs need'
+	@echo '  make manifest | make fanout [PARALLEL=...]   the runs as a manifest; run it with GNU parallel, then judge'
+	@echo '  make judge RUN=<dir> [MATRIX=...]   parse and judge a results directory'
+	@echo '  make compare-runs A=<dir> B=<dir>   two runs cell by cell'
+	@echo '  make critical-path RUN=<dir> [CORES=16]   a make test run scheduled on CORES cores, on paper'
+	@echo '  make stall-report RUN=<dir>   re-render a stall-probe run'
 	@echo '  make stall-probe [STALL_REPEAT=3]   a static key flipped every 2 ms, per kernel and TCG mode'
 	@echo '  make code-size [CODE_SIZE="stock cow"]   bloat-o-meter between two built kernels'
 	@echo '  make clean       remove results, guest programs, initramfs images'

@@ -983,6 +983,19 @@ for dc in "readme README.md" "rst sysctl-docs/cow_policy.rst scripts/check/cow_p
 	fi
 done
 
+# 28. Every target people type is in make help and in docs/harness.md's
+# table (scripts/check/targets.py); a Makefile with one more target is
+# flagged.
+if out=$(python3 scripts/check/targets.py Makefile docs/harness.md 2>&1); then ok "targets: $out"
+else notok "targets: make help and docs/harness.md list every target" "$(echo "$out" | head -n 3 | tr '\n' ' ')"; fi
+tg=$(mktemp)
+printf '%s\n' "$(cat Makefile)" '.PHONY: bogus-target' 'bogus-target:' '	@true' >"$tg"
+if python3 scripts/check/targets.py "$tg" docs/harness.md >"$tmp" 2>&1; then notok "targets: an unlisted target is flagged" "exit 0"
+elif grep -q '^bogus-target: not in make help$' "$tmp" && grep -q '^bogus-target: not in the table' "$tmp"; then
+	ok "targets: an unlisted target is flagged (not in make help, not in the table)"
+else notok "targets: an unlisted target is flagged" "$(head -n 1 "$tmp")"; fi
+rm -f "$tg"
+
 echo "$pass passed, $fail failed, $skip skipped"
 if [ $fail = 0 ]; then
 	stage "check" "ok ($pass passed, $skip skipped)" "$start"
