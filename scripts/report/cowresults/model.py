@@ -134,16 +134,24 @@ def load_jsonl(path, what):
     return out
 
 
+def log_kernel(path):
+    """The kernel release (uname -r in the guest) of one run's console log:
+    the runner's COWTEST-BOOT banner, else the header run-qemu.sh writes
+    ("# kernel: <bzImage> (<release>)"); None when neither says. The judge
+    keys its rows by it (scripts/report/judge.py)."""
+    text = read(path)
+    m = re.search(r'COWTEST-BOOT kernel=(\S+)', text) or \
+        re.search(r'^# kernel: .* \((\S+)\)$', text, re.M)
+    return m.group(1) if m else None
+
+
 def guest_kernels(d):
-    """{guest run: kernel release} from the console logs (COWTEST-BOOT, else
-    the header's "# kernel: ... (RELEASE)")."""
+    """{guest run: kernel release} from the console logs (log_kernel())."""
     out = {}
     for p in sorted(glob.glob(os.path.join(d, '*.log'))):
-        text = read(p)
-        m = re.search(r'COWTEST-BOOT kernel=(\S+)', text) or \
-            re.search(r'^# kernel: .* \((\S+)\)$', text, re.M)
-        if m:
-            out[os.path.basename(p)[:-4]] = m.group(1)
+        k = log_kernel(p)
+        if k:
+            out[os.path.basename(p)[:-4]] = k
     return out
 
 
