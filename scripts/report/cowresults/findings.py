@@ -206,7 +206,8 @@ def upstream_row(run, line):
             if f in base or f in bad:
                 continue
             m = re.match(r'^\w+ — ([^:]*)', f[2])
-            cat[(m.group(1) if m else f[2].split(':')[0])[:60]] += 1
+            c = m.group(1) if m else f[2].split(':')[0]
+            cat[c if len(c) <= 60 else c[:57].rsplit(' ', 1)[0] + ' ...'] += 1
         txt = '%d pass, %d fail' % (npass, len(fails))
         sub = []
         if base:
@@ -235,7 +236,7 @@ def cost_cell(x):
     return t + (' ' + m if m else '')
 
 
-def costs(run, insns, mode='det'):
+def costs(run, insns, mode='det', current=None):
     """Rows [label, unit, stock, {policy: cell}, insn cell] of a bench run's
     cost rows in MODE: the fault paths, fork, Redis; stress-ng in one row."""
     rows = []
@@ -249,7 +250,9 @@ def costs(run, insns, mode='det'):
         icell = '-'
         if ins is not None and ins['data'].get('parsed') and ins['data']['parsed'].get('total'):
             t = ins['data']['parsed']['total']
-            icell = '%+.1f insn/%s (`%s`)' % (t[2], ins['data']['parsed']['unit'], ins['id'])
+            old = current and current.get('sha256') and ins['series'].get('sha256') not in ('', current['sha256'])
+            icell = '%+.1f insn/%s (`%s`%s)' % (t[2], ins['data']['parsed']['unit'], ins['id'],
+                                                ', an older series' if old else '')
         rows.append([name, unit, r['stock'], {p: cost_cell(r['policies'].get(p)) for p in POLICIES}, icell])
     sng = [r for r in cost if r['bench'].startswith('sng-')]
     if sng:
@@ -292,10 +295,10 @@ def build(runs, current, line='6.1', top=seriesmod.TOP):
          'insns': insns, 'mutants': mut}
     f['breaks'] = breaks(test, line, reasons) if test else []
     f['upstream'] = upstream_row(test, line) if test else None
-    f['costs'] = costs(bench, insns) if bench else []
+    f['costs'] = costs(bench, insns, current=current) if bench else []
     f['cost_source'] = bench['data'].get('cost_source') if bench else None
     f['insn_only'] = [(k, r) for k, r in sorted(insns.items())
-                      if not any(row[4].endswith('(`%s`)' % r['id']) for row in f['costs'])]
+                      if not any('(`%s`' % r['id'] in row[4] for row in f['costs'])]
     return f
 
 
@@ -375,7 +378,8 @@ def md(f, plots=()):
         L += ['From %s; %s. Each policy against the unpatched kernel (stock), %s; Δ = (policy − '
               'stock) / stock, positive is slower; [95%% interval] across boots, or "same in '
               'every boot"; marks after Holm (legend below). insn: make bench-insn\'s exact '
-              'difference cow (exclusive) − stock, same unit.' % (
+              'difference cow (exclusive) − stock, same unit, from the newest run of the benchmark '
+              '(of the current series where there is one).' % (
                   provenance(b), series_note(b, f['current']), 'det mode: ' + UNITS['det']), '']
         L += ['| benchmark | unit | stock | exclusive | refcount | mapcount | insn (run) |',
               '|' + ' --- |' * 7]
