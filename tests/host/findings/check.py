@@ -77,7 +77,7 @@ def cases(tmp):
         ('what it costs: an interval across boots', re.search(r'^\| fork-256K \| fork \| \d+ \| [-+]\d+\.\d\d% '
                                                              r'\[[-+]\d+\.\d\d, [-+]\d+\.\d\d\]', head, re.M)),
         ('what it costs: the newest bench-insn run of copy-1024',
-         '+65.1 insn/page (`insn-20261206-110000-0000000`)' in head),
+         '+65.1 insn/page (`insn-20261206-110000-0000000`, an older series)' in head),
         ('how sure: Holm over this table', 'this cost table is one family: 21 comparisons' in head),
         ('the plots are linked', '[cost per policy and fault path](docs/plots/cost-6.1.svg)' in head and
          'docs/plots/redis-6.1.svg' in head),
