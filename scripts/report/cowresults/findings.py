@@ -147,16 +147,20 @@ def breaks(run, line, reasons):
     by = collections.OrderedDict()
     for c in cells:
         by.setdefault(c['case'], {}).setdefault(c['policy'], []).append(c)
-    rows = []
+    rows, same = [], []
     for title, rx in SHAPES:
-        diff = []
+        diff, agree = [], collections.OrderedDict()
         for case, pols in by.items():
             if not re.search(rx, case):
                 continue
             outs = {p: tuple(sorted({c['outcome'] or 'not run' for c in pols.get(p, [])})) for p in POLICIES}
             if len(set(outs.values())) > 1:
                 diff.append(case)
+            else:
+                agree.setdefault('/'.join(outs[POLICIES[0]]), []).append(case)
         if not diff:
+            if agree:
+                same.append('%s (%s)' % (title, '; '.join('%s: %s' % (o, ', '.join(cs)) for o, cs in agree.items())))
             continue
         row = {}
         for p in POLICIES:
@@ -183,7 +187,7 @@ def breaks(run, line, reasons):
                 parts.append('%s: %s%s' % (o, ', '.join(g['cases']), ' (%s)' % why if why else ''))
             row[p] = '; '.join(parts) or '-'
         rows.append((title, row))
-    return rows
+    return rows, same
 
 
 def upstream_row(run, line):
@@ -293,7 +297,7 @@ def build(runs, current, line='6.1', top=seriesmod.TOP):
     reasons = expect_reasons(top)
     f = {'line': line, 'current': current, 'test': test, 'bench': bench, 'distro': distro,
          'insns': insns, 'mutants': mut}
-    f['breaks'] = breaks(test, line, reasons) if test else []
+    f['breaks'], f['same'] = breaks(test, line, reasons) if test else ([], [])
     f['upstream'] = upstream_row(test, line) if test else None
     f['costs'] = costs(bench, insns, current=current) if bench else []
     f['cost_source'] = bench['data'].get('cost_source') if bench else None
@@ -370,6 +374,8 @@ def md(f, plots=()):
                          [f['upstream'][p] for p in POLICIES])
         L += ['| shape | ' + ' | '.join(POLICIES) + ' |', '|' + ' --- |' * 4]
         L += ['| ' + ' | '.join(esc(c) for c in r) + ' |' for r in rows] + ['']
+        if f['same']:
+            L += ['The same under every policy: ' + '; '.join(f['same']) + '.', '']
         L += ['Outcomes: ' + '; '.join('%s: %s' % kv for kv in LEGEND_OUTCOMES) + '.', '']
     else:
         L += ['No make test run of Linux %s.' % f['line'], '']
@@ -427,6 +433,8 @@ def text(f, width=72):
         if f['upstream']:
             rows.append(['upstream cow.c, gup_longterm.c'] + [f['upstream'][p] for p in POLICIES])
         rows_(rows, ['shape'] + list(POLICIES))
+        if f['same']:
+            para('The same under every policy: ' + '; '.join(f['same']) + '.')
     out += ['What it costs (Linux %s)' % f['line'], '-' * 25, '']
     if b:
         para('From %s; %s. Each policy against the unpatched kernel, in %s; Delta = (policy - '
