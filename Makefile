@@ -127,7 +127,11 @@ endif
 
 .PHONY: help deps tree export kernel driver guest initramfs images run test test-graph check \
 	check-series check-series-quick test-mutants shell soak bench bench-report bench-compare \
-	bench-repeatability bench-distro bench-insn test-harness-failures test-bad-input stap trace report manifest fanout judge compare-runs critical-path stall-probe stall-report code-size print-build-targets clean distclean
+	bench-repeatability bench-distro bench-insn test-harness-failures test-bad-input stap trace report rfc manifest fanout judge compare-runs critical-path stall-probe stall-report code-size print-build-targets clean distclean
+
+# Targets of .PHONY that other recipes use, not people: make help and
+# docs/harness.md list every other one (make check, scripts/check/targets.py).
+INTERNAL_TARGETS = help test-graph print-build-targets
 
 help:
 	@echo 'cow-policy targets:'
@@ -156,7 +160,14 @@ help:
 	@echo '  make stap [VARIANT= SCRIPT=]   compile benchmarks/stap/*.stp for the guest kernel'
 	@echo '  make trace PROFILE= POLICY= SCRIPT= [WORKLOAD=]   a stap script live around a guest workload'
 	@echo '  make soak DURATION=<min> [VARIANT=debug]   the flip stress (flipstress) for that long'
-	@echo '  make report RUN="<dirs>" | ADD="<dirs>"   write RESULTS.md from runs, or add runs to it'
+	@echo '  make report RUN="<dirs>" | ADD="<dirs>"   RESULTS.md (Findings first), digests/, docs/plots/ from runs'
+	@echo '  make rfc [FROM="Name <addr>"] [RFC_DIR=build/rfc]   the series as an RFC to linux-mm, cover letter from the results'
+	@echo '  make images [MATRIX="v:p ..."]   every image the runs need'
+	@echo '  make manifest | make fanout [PARALLEL=...]   the runs as a manifest; run it with GNU parallel, then judge'
+	@echo '  make judge RUN=<dir> [MATRIX=...]   parse and judge a results directory'
+	@echo '  make compare-runs A=<dir> B=<dir>   two runs cell by cell'
+	@echo '  make critical-path RUN=<dir> [CORES=16]   a make test run scheduled on CORES cores, on paper'
+	@echo '  make stall-report RUN=<dir>   re-render a stall-probe run'
 	@echo '  make stall-probe [STALL_REPEAT=3]   a static key flipped every 2 ms, per kernel and TCG mode'
 	@echo '  make code-size [CODE_SIZE="stock cow"]   bloat-o-meter between two built kernels'
 	@echo '  make clean       remove results, guest programs, initramfs images'
@@ -368,11 +379,26 @@ critical-path:
 	@python3 scripts/report/critical_path.py $(RUN) --cores $(CORES)
 
 # RESULTS.md (committed) from run directories: make report RUN="<test run>
-# <bench run> <mutants run>"; make check validates the committed file.
+# <bench run> <mutants run>"; make check validates the committed file. Each
+# run is read once into the results model (scripts/report/cowresults), whose
+# digest (digests/<run>.json, committed) keeps it for the next make report
+# ADD=; the bench statistics need scipy (SCIPY_PYTHON), the Findings' plots
+# (docs/plots/*.svg, committed) gnuplot.
 report:
 	@test -n "$(RUN)$(ADD)" || { echo 'usage: make report RUN="<results dir>..." (a new RESULTS.md) or ADD="<results dir>..." (into the committed one)' >&2; exit 1; }
 	@test -z "$(RUN)" -o -z "$(ADD)" || { echo 'make report: RUN= writes a new RESULTS.md, ADD= adds to it: give one' >&2; exit 1; }
-	@python3 scripts/report/results_md.py $(if $(ADD),add RESULTS.md $(ADD),write RESULTS.md $(RUN)) && python3 scripts/report/results_md.py check RESULTS.md
+	@$(SCIPY_PYTHON) scripts/report/results_md.py --plots docs/plots $(if $(ADD),add RESULTS.md $(ADD),write RESULTS.md $(RUN)) && python3 scripts/report/results_md.py check RESULTS.md
+
+# The series as an RFC to linux-mm (scripts/report/rfc.py): a cover letter
+# (docs/rfc-cover.txt, the patch organisation, the Findings and Performance
+# of the results model in digests/, the Debian version the series applies
+# to) and the patches of patches/series with "RFC PATCH" subjects, as git
+# format-patch --cover-letter --rfc writes them, into RFC_DIR. The sender:
+# FROM="Name <addr>", else git config user.name and user.email.
+RFC_DIR ?= $(BUILD)/rfc
+FROM ?=
+rfc:
+	@python3 scripts/report/rfc.py --patches $(PATCHES) --out $(RFC_DIR) --base $(TESTED_DEBIAN_VERSION) $(if $(FROM),--from "$(FROM)")
 
 # Under make test, check waits for the tree: checkpatch and the copies kept
 # both here and in the tree need it (alone it skips those, naming why).

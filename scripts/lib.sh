@@ -42,6 +42,16 @@ series_patches() {
 	fi
 }
 
+# series_sha256 DIR: the identity of the series in DIR, the sha256 over
+# DIR/series and the patches it lists, each as its name, a newline and its
+# bytes: names, not paths, so that two clones of one series agree
+# (scripts/report/cowresults/series.py computes the same; runs record it in
+# meta.env as series_sha256).
+series_sha256() {
+	# shellcheck disable=SC2046 # one patch name per word
+	(cd "$1" && hash_files series $(series_patches .))
+}
+
 # load_profile DIR NAME: source DIR/NAME.profile, or fail listing the valid ones.
 load_profile() {
 	if [ ! -f "$1/$2.profile" ]; then

@@ -28,6 +28,15 @@ done
 rid=mutants-$(date +%Y%m%d-%H%M%S)
 out="$RESULTS/$rid"
 mkdir -p "$out"
+# What the results model (scripts/report/cowresults) reads: the run, its
+# date, commit and the series the mutants were applied on.
+{
+	echo "run_id=$rid"
+	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "command=make test-mutants${*:+ MUTANTS=\"$*\"}"
+	echo "project_commit=$(git rev-parse HEAD 2>/dev/null || echo none)$(git diff --quiet HEAD 2>/dev/null || echo '+dirty')"
+	echo "series_sha256=$(series_sha256 "${PATCHES:-$top/patches}")"
+} >"$out/meta.env"
 TIMEOUT=${MUTANT_TIMEOUT:-300}
 TEST_TIMEOUT=${MUTANT_TEST_TIMEOUT:-60}
 export TIMEOUT TEST_TIMEOUT

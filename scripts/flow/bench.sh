@@ -132,6 +132,8 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "project_commit=$(git rev-parse HEAD 2>/dev/null || echo none)"
 	# shellcheck disable=SC2046 # one patch file per word
 	echo "series_hash=$(hash_files "$PATCHES/series" $(series_patches "$PATCHES" | sed "s|^|$PATCHES/|"))"
+	# The same series in any clone (series_hash names the files by path).
+	echo "series_sha256=$(series_sha256 "$PATCHES")"
 	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
 	echo "host_cpu=$cpu"
 	echo "host_cpus=$(nproc)"

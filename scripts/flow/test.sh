@@ -48,6 +48,9 @@ run_stage deps "$MAKE" --no-print-directory deps || summary
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "command=make test${JOBS:+ JOBS=$JOBS}"
 	echo "project_commit=$(git rev-parse HEAD 2>/dev/null || echo none)$(git diff --quiet HEAD 2>/dev/null || echo '+dirty')"
+	# The series tested (scripts/report/cowresults/series.py): Findings and
+	# RESULTS.md's history say whether it is still the current one.
+	echo "series_sha256=$(series_sha256 "${PATCHES:-$top/patches}")"
 	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
 	echo "host_cpus=$(nproc)"
 	echo "test_matrix=$TEST_MATRIX"

@@ -15,77 +15,14 @@ same sections (under -icount shift=0 one ns is one instruction) by more than
 INSN_TOLERANCE instructions per window (default 2000: the marker syscall and
 the clock reads at the ends of each section).
 """
-import bisect
 import os
-import re
 import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from results_md import read_env  # noqa: E402  (KEY=VALUE lines of meta.env)
-
-KERNEL_BASE = 0xffff800000000000
-
-
-def read_log(path):
-    """The marked BENCH lines' (those with sections=) ops, ns and sections,
-    summed, the benchmarks they name, and their ns per op."""
-    benches, ops, ns, samples, sections, per_op = set(), 0, 0, 0, 0, []
-    with open(path, errors="replace") as f:
-        for line in f:
-            line = line.strip()
-            if not line.startswith("BENCH "):
-                continue
-            kv = dict(w.split("=", 1) for w in line.split()[1:] if "=" in w)
-            if "sections" not in kv:
-                continue
-            per_op.append(int(kv["ns"]) / int(kv["ops"]))
-            benches.add("%s-%sK" % (kv["bench"], kv["size_kib"]))
-            ops += int(kv["ops"])
-            ns += int(kv["ns"])
-            samples += 1
-            sections += int(kv["sections"])
-    return benches, ops, ns, samples, sections, per_op
-
-
-def read_insn(path):
-    head, counts = None, {}
-    with open(path) as f:
-        for line in f:
-            m = re.match(r"# insncount opens=(\d+) closes=(\d+) windows=(\d+)", line)
-            if m:
-                head = tuple(int(x) for x in m.groups())
-                continue
-            addr, n = line.split()
-            counts[int(addr, 16)] = int(n)
-    return head, counts
-
-
-def symbols(system_map):
-    """Text symbols of the kernel's System.map (nm -n of vmlinux), sorted:
-    (addresses, names)."""
-    addrs, names = [], []
-    with open(system_map) as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) == 3 and parts[1] in "tTwW":
-                addrs.append(int(parts[0], 16))
-                names.append(parts[2])
-    return addrs, names
-
-
-def by_function(counts, syms):
-    addrs, names = syms
-    funcs = {}
-    for a, n in counts.items():
-        if a < KERNEL_BASE:
-            key = "[user space]"
-        else:
-            i = bisect.bisect_right(addrs, a) - 1
-            key = names[i] if i >= 0 and a - addrs[i] < 0x100000 else "[kernel, outside vmlinux]"
-        funcs[key] = funcs.get(key, 0) + n
-    return funcs
-
+# The boot's files are parsed by the results model (cowresults.insn), once.
+from cowresults.insn import by_function, read_insn, read_log, symbols  # noqa: E402
+from cowresults.util import read_env  # noqa: E402  (KEY=VALUE lines of meta.env)
 
 def main():
     if len(sys.argv) != 2:

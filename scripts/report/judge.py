@@ -64,6 +64,10 @@ import subprocess
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# A run's logs are read as the results model reads them.
+from cowresults.model import log_kernel  # noqa: E402
+from cowresults.util import log_meta  # noqa: E402
 POLICIES = ('exclusive', 'refcount', 'mapcount')
 # The decisions one write fault (or PMD fault) makes: a scenario's total of
 # them is bounded by the decision counters its row names (see
@@ -815,35 +819,16 @@ class Judge:
 
 def run_kernel(rdir, run):
     """The kernel release of one run (uname -r in the guest), from its console
-    log: the runner's COWTEST-BOOT banner, else the header run-qemu.sh
-    writes ("# kernel: <bzImage> (<release>)"); None when neither says."""
-    path = os.path.join(rdir, run + '.log')
-    if not os.path.exists(path):
-        return None
-    header = None
-    for line in open(path, errors='replace'):
-        m = re.search(r'COWTEST-BOOT kernel=(\S+)', line)
-        if m:
-            return m.group(1)
-        m = re.match(r'^# kernel: .* \((\S+)\)$', line)
-        if m and header is None:
-            header = m.group(1)
-    return header
+    log, as the results model reads it (cowresults.model.log_kernel()); None
+    when the log does not say."""
+    return log_kernel(os.path.join(rdir, run + '.log'))
 
 
 def run_meta(rdir, run):
     """kernel and accelerator of one run, from its console log's banners."""
-    kernel = accel = '?'
     path = os.path.join(rdir, run + '.log')
-    if os.path.exists(path):
-        for line in open(path, errors='replace'):
-            m = re.search(r'COWTEST-BOOT kernel=(\S+)', line)
-            if m and kernel == '?':
-                kernel = m.group(1)
-            m = re.search(r'^# cow-policy run .* accel=(\S+)', line)
-            if m and accel == '?':
-                accel = m.group(1)
-    return kernel, accel
+    accel = log_meta(path)[2] if os.path.exists(path) else ''
+    return log_kernel(path) or '?', accel or '?'
 
 
 def write_matrix(rdir, recs, cells, exp):

@@ -22,11 +22,14 @@ a mutant is not caught (or was not built, or never ran).
 """
 import datetime
 import glob
-import json
 import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The judged cells are read as the results model reads them.
+from cowresults.model import load_jsonl  # noqa: E402
 
 
 def failing_cells(rundir, runs):
@@ -40,8 +43,7 @@ def failing_cells(rundir, runs):
         if os.path.exists(os.path.join(rundir, 'results.jsonl')):
             subprocess.run([sys.executable, os.path.join(here, 'judge.py'), rundir],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    path = os.path.join(rundir, 'judgement.jsonl')
-    judged = [json.loads(l) for l in open(path) if l.strip()] if os.path.exists(path) else []
+    judged = load_jsonl(os.path.join(rundir, 'judgement.jsonl'), 'judgement')
     fails = [c for c in judged if c['verdict'] == 'fail']
     with_case = {(c['run'], c['policy'], c['program']) for c in fails if c['case'] != '-'}
     for c in fails:

@@ -1,145 +1,115 @@
 #!/usr/bin/env python3
 """scripts/report/results_md.py: RESULTS.md, the committed summary of runs.
 
-  write OUT.md RUNDIR...   render the runs into OUT.md (make report RUN="...")
-  add OUT.md RUNDIR...     render the runs into the existing OUT.md, keeping its
-                           other sections (make report ADD="..."): the runs
+  write OUT.md RUNDIR...   the runs into a new OUT.md (make report RUN="...")
+  add OUT.md RUNDIR...     the runs into the existing OUT.md, keeping its
+                           other runs (make report ADD="..."): the runs
                            behind a committed RESULTS.md need not be here
   check FILE.md            validate a RESULTS.md
+  options (before the command): --digests DIR (default: OUT's directory's
+  digests/), --plots DIR (write the plots there, gnuplot, and link them)
 
-A RUNDIR is told apart by content: make test (judgement.jsonl, judge.txt or
-summary.txt), make bench (meta.env with report.md or raw.json: benchstat.py),
-make test-mutants (mutants.md or NAME.runs: mutants_report.py), make
-stall-probe (meta.env saying so, report.md: scripts/flow/stall.sh). Each run is a
-section "## COMMAND: RUN-ID" whose first line is its provenance,
+Every RUNDIR is read once into the results model (scripts/report/cowresults:
+make test, make bench, make bench-insn, make test-mutants, make stall-probe,
+make soak, told apart by content), whose digest, digests/<run>.json, is
+committed with RESULTS.md: write keeps the digests of its runs only, add
+adds to them; a RESULTS.md of the earlier layout (no digests) is read back
+section by section, so no run is lost. RESULTS.md is a view of the
+digests:
 
-  Run: ID · date: ISO · kernel: RELEASE (VARIANTS)[, ...] · commit: C · accelerator: A[, ...] · command: COMMAND
+  ## Findings        per kernel line, three tables (what breaks, what it
+                     costs, how sure) from the newest run of each kind of
+                     the current series (cowresults.findings), within the
+                     first 80 lines
+  ## COMMAND: RUN    the newest run of each kind in full, its first line
+                     the provenance line
+                       Run: ID · date: ISO · kernel: RELEASE (VARIANTS) ·
+                       commit: C · accelerator: A · command: COMMAND
+  ## History         every older run, one line: run, date, commit, verdict,
+                     its series against the current one
+  ## Legends         every kind of table
+  ## Runs            every run, its command and directory
 
-from meta.env, else from the run id (date), the logs' "# kernel: PATH
-(RELEASE)" and "accel=" lines and accel.txt. Variant "base" is shown as
-"stock". Only summary lines and tables are copied, never logs, and nothing
-depends on the time of rendering. write checks what it rendered as check
-does and replaces OUT.md atomically; bad input: one error line, exit 2, OUT.md
-untouched. check: "FILE: N sections, runs: ID..." and exit 0, or every
-problem and exit 1.
+Nothing depends on the time of rendering. write and add check what they
+rendered as check does, then write the digests and OUT atomically; bad
+input: one error line, exit 2, nothing written. check: "FILE: N sections,
+H history lines, runs: ID..." and exit 0, or every problem and exit 1.
 """
-import collections
-import glob
-import json
 import os
 import re
 import sys
-import tempfile
 
-POLICIES = ('exclusive', 'refcount', 'mapcount')
-COMMANDS = ('make test', 'make bench', 'make test-mutants', 'make stall-probe', 'make soak', 'make bench-insn')
-CELL = ('run', 'policy', 'program', 'case', 'suite', 'verdict')
-PROV_KEYS = ('run', 'date', 'kernel', 'commit', 'accelerator', 'command')
-DELIM = re.compile(r'^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?$')
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cowresults import findings as findmod  # noqa: E402
+from cowresults import model, store  # noqa: E402
+from cowresults import series as seriesmod  # noqa: E402
+from cowresults.model import COMMANDS, PROV_KEYS, parse_prov  # noqa: E402,F401
+from cowresults.util import (DELIM, POLICIES, BadInput, atomic_write, embed, esc,  # noqa: E402,F401
+                             first_line, read, read_env, run_name, split_row, table,
+                             tables_under)
 
-
-class BadInput(Exception):
-    pass
-
-
-def read(path):
-    try:
-        with open(path, encoding='utf-8', errors='replace') as f:
-            return f.read()
-    except (FileNotFoundError, IsADirectoryError):
-        return ''
+FINDINGS_LINES = 80
+INSN_ROWS = 12
+SECTION_HEAD = re.compile(r'^## (make [a-z-]+): (\S+)$')
+OTHER_HEADS = ('## Findings', '## History', '## Legends', '## Runs')
 
 
-def first_line(path):
-    lines = read(path).strip().splitlines()
-    return lines[0].strip() if lines else ''
+# ---- the sections: views of one run -------------------------------------------------
+def prov_lines(run):
+    return ['## %s: %s' % (run['command'], run['id']), '',
+            'Run: %s · date: %s · kernel: %s · commit: %s · accelerator: %s · command: %s' % (
+                run['id'], run['date'], run['kernels'], run['commit'], run['accel'], run['command']), '']
 
 
-def read_env(path):
-    """The KEY=VALUE lines of a meta.env."""
-    pairs = (l.split('=', 1) for l in read(path).splitlines() if '=' in l and not l.startswith('#'))
-    return {k.strip(): v.strip() for k, v in pairs}
+def cases_line(line):
+    """The guests' own count, without numbers that read as failures: what
+    an observation means is the judge's."""
+    m = re.match(r'^(\d+) cases observed \(.*\) of (\d+) program runs in (\d+) guest runs', line)
+    if not m:
+        return line
+    return ('%s cases observed in %s program runs of %s guest runs (a case a guest reports as not ok '
+            'is an observation, e.g. an upstream case expected to fail: the judge decides)' % m.groups())
 
 
-def run_name(run):
-    """A variant or guest run VARIANT-PROFILE as shown: base is now stock."""
-    v, dash, p = run.partition('-')
-    return ('stock' if v == 'base' else v) + dash + p
+def matrix_view(data):
+    """The scenario matrix from the model: one row per scenario and guest
+    run, one column per policy; an outcome that loses or leaks data marked
+    with the reason it is expected, a judged failure as **FAIL**."""
+    sc = [c for c in data.get('scenario', []) if c.get('outcome') is not None]
+    if not sc:
+        return None
+    cell = {}
+    order = []
+    for c in sc:
+        k = (c['case'], c['run'])
+        if k not in cell:
+            cell[k] = {}
+            order.append(k)
+        cnt = ' '.join('%s=%s' % kv for kv in sorted(c['counters'].items()))
+        o = c['outcome'] + (' <sub>%s</sub>' % cnt if cnt else '')
+        if c['verdict'] == 'fail':
+            o = '**FAIL** %s (%s)' % (o, c['why'])
+        elif c['outcome'] in findmod.BAD:
+            o = 'expected %s (%s)' % (o, findmod.short_reason(c['why']) or 'tests/expect')
+        cell[k][c['policy']] = o
+    first = {}
+    for case, _ in order:
+        first.setdefault(case, len(first))
+    rows = sorted(order, key=lambda k: (first[k[0]], k[1]))
+    return (['From the results model (results.jsonl and judgement.jsonl): one row per scenario and '
+             'guest run, one column per policy; counters are /proc/vmstat deltas without the `cow_` '
+             'prefix; "expected leak (seed 000)": the outcome its row expects, with the seed or commit '
+             'of the reason.', ''] +
+            table(['scenario', 'run'] + list(POLICIES),
+                  [[case, run_name(run)] + [cell[(case, run)].get(p, '-') for p in POLICIES]
+                   for case, run in rows]))
 
 
-def table(header, rows):
-    esc = lambda c: str(c).replace('\n', ' ').replace('|', '\\|')  # noqa: E731
-    return (['| ' + ' | '.join(header) + ' |', '|' + ' --- |' * len(header)] +
-            ['| ' + ' | '.join(esc(c) for c in r) + ' |' for r in rows] + [''])
-
-
-def split_row(line):
-    s = line.strip()
-    s = s[1:] if s.startswith('|') else s
-    s = s[:-1] if s.endswith('|') and not s.endswith('\\|') else s
-    return re.split(r'(?<!\\)\|', s)
-
-
-def tables_under(text, heading):
-    """(heading text, lines) of each table of markdown TEXT that has a data
-    row and whose nearest heading above matches the regular expression
-    HEADING."""
-    found, head, cur = [], '', None
-    for line in text.splitlines():
-        head = line if line.startswith('#') else head
-        if not line.startswith('|'):
-            cur = None
-        elif cur is None:
-            cur = [line.rstrip()]
-            if re.match(heading, head):
-                found.append((head.lstrip('# ').strip(), cur))
-        else:
-            cur.append(line.rstrip())
-    return [(h, t) for h, t in found if len(t) > 2]
-
-
-def embed(title, tabs, captions=()):
-    """A "### TITLE" subsection of the tables TABS, or nothing."""
-    L = ['### ' + title, ''] if tabs else []
-    for i, t in enumerate(tabs):
-        L += ([captions[i], ''] if i < len(captions) else []) + t + ([''] if t[-1] else [])
-    return L
-
-
-def log_meta(path):
-    """(variant, kernel release, accelerator) from a console log's banners."""
-    text = read(path)
-    v = re.search(r'^# cow-policy run .*\bvariant=(\S+)', text, re.M)
-    k = (re.search(r'^# kernel: .*\((\S+)\)\s*$', text, re.M) or
-         re.search(r'COWTEST-BOOT kernel=(\S+)', text))
-    a = re.search(r'^# cow-policy run .*\baccel=(\S+)', text, re.M)
-    return (v.group(1) if v else os.path.basename(path).split('-')[0],
-            k.group(1) if k else '', a.group(1) if a else '')
-
-
-def provenance(d, env, command, commit, logs=(), accels=()):
-    """The run id, and the heading and provenance lines of its section."""
-    run = env.get('run_id') or os.path.basename(os.path.normpath(d))
-    m = re.search(r'(\d{4})(\d\d)(\d\d)-(\d\d)(\d\d)(\d\d)', run)
-    date = env.get('date') or ('%s-%s-%sT%s:%s:%s' % m.groups() if m else 'unknown')
-    kern = [(k[7:], v) for k, v in env.items() if k.startswith('kernel_') and v]
-    acc = {v for k, v in env.items() if (k == 'accel' or k.startswith('accel_')) and v}
-    metas = [log_meta(p) for p in logs] if not (kern and acc) else []
-    kern = kern or [(v, k) for v, k, _ in metas if k]
-    acc = acc or ({a for _, _, a in metas if a} | {first_line(p) for p in accels}) - {''}
-    by = {}
-    for v, rel in kern:
-        by.setdefault(rel, set()).add(run_name(v))
-    kernels = ', '.join('%s (%s)' % (rel, ' '.join(sorted(vs))) for rel, vs in sorted(by.items()))
-    return run, ['## %s: %s' % (command, run), '',
-                 'Run: %s · date: %s · kernel: %s · commit: %s · accelerator: %s · command: %s' % (
-                     run, date, kernels or 'unknown (not recorded)', commit,
-                     ', '.join(sorted(acc)) or 'unknown (not recorded)', command), '']
-
-
-def compact_matrix(cells):
-    """Scenarios by policies from judgement.jsonl, for a run without matrix.md."""
-    scn = [c for c in cells if c.get('suite') == 'scenario']
+def compact_matrix(data):
+    """Scenarios by policies from the judged cells, for a run whose cases
+    are not at hand."""
+    import collections
+    scn = data.get('scenario', [])
     if not scn:
         return ['No scenario cells were judged.', '']
     pols = [p for p in POLICIES if any(c['policy'] == p for c in scn)]
@@ -159,307 +129,346 @@ def compact_matrix(cells):
                    for case, cs in rows.items()]))
 
 
-def test_section(d):
-    env = read_env(os.path.join(d, 'meta.env'))
-    commit = env.get('project_commit') or (
-        'unknown (not in meta.env)' if env else 'unknown (run predates meta.env)')
-    run, L = provenance(d, env, 'make test', commit, sorted(glob.glob(os.path.join(d, '*.log'))),
-                        [os.path.join(d, 'accel.txt')])
-    for name, what in (('summary.txt', 'Summary'), ('judge.txt', 'Judge'), ('cases.txt', 'Cases')):
-        line = first_line(os.path.join(d, name))
+def upstream_view(data):
+    """Upstream's suites per policy and suite: the failures split into those
+    of unpatched 6.1 and those of the policy, all expected unless judged."""
+    ups = data.get('upstream') or []
+    if not ups:
+        return embed('Upstream COW selftests (linux-source-6.12 cow.c, gup_longterm.c)',
+                     data.get('upstream_tables', []), data.get('upstream_captions', []))
+    rows = []
+    for u in ups:
+        f = u['failing']
+        base = sum(1 for x in f if x[2].startswith('6.1 base'))
+        bad = sum(1 for x in f if x[1] == 'fail')
+        rows.append([run_name(u['run']), u['policy'], u['suite'], u['counts'].get('pass', 0),
+                     u['counts'].get('xfail', 0), base, len(f) - base - bad,
+                     u['counts'].get('skip', 0), '**%d**' % bad if bad else 0])
+    return embed('Upstream COW selftests (linux-source-6.12 cow.c, gup_longterm.c)', [table(
+        ['run', 'policy', 'suite', 'pass', 'xfail', 'fail as unpatched 6.1 (expected)',
+         'fail by the policy (expected)', 'skip', 'judged failing'], rows)])
+
+
+def test_view(run):
+    d = run['data']
+    L = []
+    for key, what in (('summary', 'Summary'), ('judge', 'Judge'), ('cases', 'Cases')):
+        line = d['lines'].get(key, '')
+        line = cases_line(line) if key == 'cases' else line
         L += ['- %s: %s' % (what, re.sub(r'^judge: ', '', line))] if line else []
-    if env.get('elapsed_s', '').isdigit():
-        s = int(env['elapsed_s'])
+    w = d.get('wall', {})
+    if w.get('elapsed_s', '').isdigit():
+        s = int(w['elapsed_s'])
         L += ['- Wall time: %d min %02d s (`%s`, %s host cores, from a %s)' % (
-            s // 60, s % 60, env.get('command', 'make test'), env.get('host_cpus', '?'),
-            env.get('build_state', 'build directory as it was'))]
-    try:
-        cells = [json.loads(l) for l in read(os.path.join(d, 'judgement.jsonl')).splitlines() if l.strip()]
-    except json.JSONDecodeError as e:
-        raise BadInput('%s/judgement.jsonl: not JSON lines (%s)' % (d, e))
-    if not all(isinstance(c, dict) and set(CELL) <= set(c) for c in cells):
-        raise BadInput('%s/judgement.jsonl: a cell without one of %s' % (d, ', '.join(CELL)))
-    mx = read(os.path.join(d, 'matrix.md'))
-    tabs = [t for _, t in tables_under(mx, r'# Scenario matrix')]
+            s // 60, s % 60, w.get('command') or 'make test', w.get('host_cpus') or '?',
+            w.get('build_state') or 'build directory as it was')]
     L += ['', '### Scenario matrix', '']
-    if tabs:
+    mv = matrix_view(d)
+    if mv:
+        L += mv
+    elif d.get('matrix_tables'):
         L += ['From matrix.md (scripts/report/judge.py): one row per scenario and guest run, one '
               'column per policy; counters are /proc/vmstat deltas without the `cow_` prefix.', '']
-        L += [line for t in tabs for line in t + ['']]
+        L += [line for t in d['matrix_tables'] for line in t + ['']]
     else:
-        L += compact_matrix(cells)
-    fails = [c for c in cells if c.get('verdict') == 'fail']
-    L += embed('Judged failures (%d%s)' % (len(fails), ', the first 30' if len(fails) > 30 else ''), [
-        table(['run', 'policy', 'program', 'case', 'why'],
-              [[run_name(c['run']), c['policy'], c['program'], c['case'], c.get('why', '')]
-               for c in fails[:30]])] if fails else [])
-    up = read(os.path.join(d, 'upstream.md'))
-    tabs = tables_under(up, r'## ') if up else tables_under(mx, r'## Upstream')
-    L += embed('Upstream COW selftests (linux-source-6.12 cow.c, gup_longterm.c)',
-               [t for _, t in tabs], ['Run %s:' % h for h, _ in tabs] if up else ())
-    vm = read(os.path.join(d, 'vm-selftests.md'))
-    tabs = tables_under(vm, r'# ') if vm else tables_under(mx, r'## 6\.1 mm selftests')
-    return run, L + embed('6.1 mm selftests: unpatched 6.1 against each policy', [t for _, t in tabs])
+        L += compact_matrix(d)
+    n = d.get('nfail', 0)
+    L += embed('Judged failures (%d%s)' % (n, ', the first 30' if n > 30 else ''), [
+        table(['run', 'policy', 'program', 'case', 'why'], d['fails'])] if n else [])
+    L += upstream_view(d)
+    return L + embed('6.1 mm selftests: unpatched 6.1 against each policy', d.get('vm_tables', []))
 
 
-def summary_tables(d, text):
-    """benchstat.py's fixed-width summary.txt as markdown tables."""
-    L, head, rows = [], None, []
-    for n, line in enumerate(text.splitlines() + ['-- mode '], 1):
-        if line.startswith('-- mode '):
-            L += table(head, rows) if head else []
-            L += ['Mode %s:' % line[8:], ''] if line[8:] else []
-            head, rows = None, []
-        elif line.startswith('===='):
-            m = re.search(r'\((.*)\)\s*$', line)
-            L += ['Summary (summary.txt): %s.' % m.group(1).replace('*', '\\*'), ''] if m else []
-        elif line.strip():
-            toks = [t.replace('*', '\\*') for t in re.findall(r'\S+(?: ~)?', line)]
-            if head is None:  # old runs name the unpatched kernel "base"
-                head = [re.sub(r'\bbase\b', 'stock', t) for t in toks]
-            elif len(toks) != len(head):
-                raise BadInput('%s/summary.txt:%d: %d columns, its header has %d' % (
-                    d, n, len(toks), len(head)))
-            else:
-                rows.append(toks)
-    return L
-
-
-def bench_section(d):
-    env = read_env(os.path.join(d, 'meta.env'))
-    report, summary = read(os.path.join(d, 'report.md')), read(os.path.join(d, 'summary.txt'))
-    if not report and not summary:
-        raise BadInput('%s: a make bench run without report.md or summary.txt '
-                       '(make bench-report RUN=%s)' % (d, d))
-    run, L = provenance(d, env, 'make bench', env.get('project_commit') or 'unknown (not in meta.env)')
-    L += ['**QUICK smoke run: not a measurement.**', ''] if env.get('quick') == '1' else []
-    how = ', '.join('%s %s' % (k, env[k]) for k in ('kconfig', 'rounds', 'warmup', 'sizes_kib', 'seed', 'boots_det', 'boots_wall',
-                                                      'real', 'qemu', 'host_cpu', 'host_cpus') if env.get(k))
-    L += ['Produced by `%s`%s.' % (env.get('command', 'make bench'), how and ': ' + how), '']
-    if env.get('elapsed_s', '').isdigit():
-        s, b = int(env['elapsed_s']), env.get('build_s', '')
+def bench_view(run):
+    d = run['data']
+    L = ['**QUICK smoke run: not a measurement.**', ''] if d.get('quick') else []
+    L += ['Produced by `%s`%s.' % (d.get('command', 'make bench'), d.get('how') and ': ' + d['how']), '']
+    if d.get('elapsed_s', '').isdigit():
+        s, b = int(d['elapsed_s']), d.get('build_s', '')
         L += ['Wall time: %d min %02d s from the start of `make bench`%s.' % (
             s // 60, s % 60, ', of which %d min %02d s building' % (int(b) // 60, int(b) % 60)
             if b.isdigit() else ' (builds included when it built)'), '']
-    over = [t for _, t in tables_under(report, r'## Framework overhead')]
-    L += embed('Framework overhead: cow kernel (exclusive) against unpatched 6.1', over) or [
+    L += embed('Framework overhead: cow kernel (exclusive) against unpatched 6.1', d['overhead']) or [
         'No overhead table: the run has no unpatched (stock) kernel to compare with.', '']
-    L += embed('False-positive COW under concurrent GUP',
-               [t for _, t in tables_under(report, r'## False-positive')])
+    L += embed('False-positive COW under concurrent GUP', d['falsepos'])
     L += embed('Redis BGSAVE under a write load (Redis\'s own figures, medians of the boot medians '
-               '[min..max of the boot medians])',
-               [t for _, t in tables_under(report, r'## Redis BGSAVE')])
-    L += ['### Summary', ''] + summary_tables(d, summary) if summary else []
+               '[min..max of the boot medians])', d['redis_tables'])
+    L += ['### Summary', ''] + d['summary_md'] if d['summary_md'] else []
     # make bench-compare A=<run> B=<this run> leaves compare-<A>.txt here.
-    for f in sorted(glob.glob(os.path.join(d, 'compare-*.txt'))):
-        L += ['### Against %s (make bench-compare, %s)' % (os.path.basename(f)[8:-4], os.path.basename(f)), '',
-              '```'] + read(f).rstrip('\n').splitlines() + ['```', '']
-    return run, L
+    for name, text in d.get('compares', []):
+        L += ['### Against %s (make bench-compare, %s)' % (name[8:-4], name), '',
+              '```'] + text.rstrip('\n').splitlines() + ['```', '']
+    return L
 
 
-def mutants_section(d):
-    md = read(os.path.join(d, 'mutants.md'))
-    if not md:
-        raise BadInput('%s: a make test-mutants run without mutants.md '
-                       '(scripts/report/mutants_report.py %s NAME...)' % (d, d))
-    env = read_env(os.path.join(d, 'meta.env'))
-    m = re.search(r'\bat commit (\w+)', md)
-    commit = env.get('project_commit') or (m.group(1) if m else 'unknown (mutants.md names none)')
-    run, L = provenance(d, env, 'make test-mutants', commit,
-                        sorted(glob.glob(os.path.join(d, '*', '*.log'))),
-                        sorted(glob.glob(os.path.join(d, '*', 'accel.txt'))))
-    tabs = [t for _, t in tables_under(md, r'# ')]
-    head = [c.strip() for c in split_row(tabs[0][0])] if tabs else []
-    if 'verdict' in head:
-        vs = [split_row(r)[head.index('verdict')].strip() for r in tabs[0][2:]]
+def mutants_view(run):
+    d = run['data']
+    L = []
+    if d['mutants']:
+        vs = list(d['mutants'].values())
         L += ['**%d of %d mutants caught.**' % (vs.count('caught'), len(vs)), '']
-    return run, L + embed('Mutants', tabs, ['Each mutant, what it breaks, and the cells that caught it:',
-                                             'Failing cells by program:'])
+    return L + embed('Mutants', d['tables'], ['Each mutant, what it breaks, and the cells that caught it:',
+                                              'Failing cells by program:'])
 
 
-def stall_section(d):
-    """make stall-probe (scripts/flow/stall.sh): its table, as report.md has it."""
-    env = read_env(os.path.join(d, 'meta.env'))
-    tabs = [t for _, t in tables_under(read(os.path.join(d, 'report.md')), r'# ')]
-    if not tabs:
-        raise BadInput('%s: a make stall-probe run without a table in report.md' % d)
-    if env.get('matrix'):  # the accelerators of the cells that ran
-        ran = {e.split(':', 1)[-1] for e in env['matrix'].split()}
-        env = {k: v for k, v in env.items() if not k.startswith('accel_') or v in ran}
-    run, L = provenance(d, env, 'make stall-probe', env.get('project_commit') or 'unknown')
-    jl = ', '.join('%s %s' % (k[11:], v) for k, v in sorted(env.items()) if k.startswith('jump_label_'))
-    L += ['A switch (the key column) flipped every 2 ms for %s s under copy-on-write faults '
-          '(tests/guest/keyflip.c), %s boots per cell; %s; CONFIG_JUMP_LABEL: %s.' % (
-              env.get('seconds', '?'), env.get('repeat', '?'), env.get('qemu', '?'), jl or '?'), '']
-    return run, L + embed('Jump-label stall probe', tabs)
+def stall_view(run):
+    d = run['data']
+    return ['A switch (the key column) flipped every 2 ms for %s s under copy-on-write faults '
+            '(tests/guest/keyflip.c), %s boots per cell; %s; CONFIG_JUMP_LABEL: %s.' % (
+                d['seconds'], d['repeat'], d['qemu'], d['jump_label']), ''] + \
+        embed('Jump-label stall probe', d['tables'])
 
 
-def soak_section(d):
-    """make soak (scripts/flow/soak.sh): the flip stress's closing figures
-    from the run's results channel, and the judge's verdict."""
-    env = read_env(os.path.join(d, 'meta.env'))
-    taps = sorted(glob.glob(os.path.join(d, '*-flip.tap')))
-    if not taps:
-        raise BadInput('%s: a make soak run without a <variant>-flip.tap' % d)
-    run, L = provenance(d, env, 'make soak', env.get('project_commit') or 'unknown')
-    lines = [re.sub(r'^\s+', '', l) for l in read(taps[0]).splitlines()
-             if re.match(r'\s*(# (flipstress|ran|flips|pins|memory|vmstat|[a-z]+ +ops)|(not )?ok \d+ - flipstress)', l)]
-    verdict = first_line(taps[0][:-len('.tap')] + '.judge.txt') or 'no verdict (no judge.txt)'
-    L += ['The flip stress for %s minutes (`%s`): %s.' % (env.get('minutes', '?'), env.get('command', 'make soak'),
-                                                       verdict.replace('*', '\\*')), '', '```'] + lines + ['```', '']
-    return run, L
+def soak_view(run):
+    d = run['data']
+    return ['The flip stress for %s minutes (`%s`): %s.' % (d['minutes'], d['command'],
+                                                          d['judge'].replace('*', '\\*')),
+            '', '```'] + d['lines'] + ['```', '']
 
 
-def insn_section(d):
-    """make bench-insn (scripts/report/insn_report.py): the per-kernel table
-    and the first INSN_ROWS rows of the per-function one, from insn.md."""
-    env = read_env(os.path.join(d, 'meta.env'))
-    tabs = [t for _, t in tables_under(read(os.path.join(d, 'insn.md')), r'# Instructions per')]
-    if len(tabs) != 2:
-        raise BadInput('%s: a make bench-insn run without its two tables in insn.md' % d)
-    run, L = provenance(d, env, 'make bench-insn', env.get('project_commit') or 'unknown')
-    L += ['Instructions of `%s`\'s timed sections counted per guest address by the QEMU plugin '
-          'benchmarks/insn/insncount.c (`%s`), cow (policy %s) against stock, one boot each '
-          '(seed %s), every benchmark run as in a make bench det boot; the functions whose '
-          'count per operation differs most (the whole list is in the run\'s insn.md).' % (
-              env.get('insn', '?'), env.get('command', 'make bench-insn'),
-              env.get('policies_cow', '?'), env.get('seed', '?')), '']
-    return run, L + embed('Instructions per operation', [tabs[0], tabs[1][:2 + INSN_ROWS]])
+def insn_view(run):
+    d = run['data']
+    return ['Instructions of `%s`\'s timed sections counted per guest address by the QEMU plugin '
+            'benchmarks/insn/insncount.c (`%s`), cow (policy %s) against stock, one boot each '
+            '(seed %s), every benchmark run as in a make bench det boot; the functions whose '
+            'count per operation differs most (the whole list is in the run\'s insn.md).' % (
+                d['insn'], d['command'], d['policy'], d['seed']), ''] + \
+        embed('Instructions per operation', [d['tables'][0], d['tables'][1][:2 + INSN_ROWS]])
 
 
-INSN_ROWS = 12
-
-SECTIONS = {'make test': test_section, 'make bench': bench_section,
-            'make test-mutants': mutants_section, 'make stall-probe': stall_section,
-            'make soak': soak_section, 'make bench-insn': insn_section}
+VIEWS = {'make test': test_view, 'make bench': bench_view, 'make test-mutants': mutants_view,
+         'make stall-probe': stall_view, 'make soak': soak_view, 'make bench-insn': insn_view}
 
 
-def kind(d):
-    if not os.path.isdir(d):
-        raise BadInput('%s: %s' % (d, 'not a directory' if os.path.exists(d) else 'no such directory'))
-    has = lambda *names: any(os.path.exists(os.path.join(d, n)) for n in names)  # noqa: E731
-    if has('mutants.md') or glob.glob(os.path.join(d, '*.runs')):
-        return 'make test-mutants'
-    if read_env(os.path.join(d, 'meta.env')).get('command') == 'make stall-probe':
-        return 'make stall-probe'
-    if read_env(os.path.join(d, 'meta.env')).get('command', '').startswith('make soak'):
-        return 'make soak'
-    if read_env(os.path.join(d, 'meta.env')).get('command', '').startswith('make bench-insn'):
-        return 'make bench-insn'
-    if has('meta.env') and has('report.md', 'raw.json', 'raw.csv'):
-        return 'make bench'
-    if has('judgement.jsonl', 'judge.txt', 'summary.txt'):
-        return 'make test'
-    raise BadInput('%s: not a run directory of make test (judgement.jsonl, judge.txt, summary.txt), '
-                   'make bench (meta.env and report.md or raw.json) or make test-mutants '
-                   '(mutants.md)' % d)
+def section(run):
+    """The full section of a run: from its model, or as RESULTS.md kept it."""
+    if run['data'].get('section'):
+        return [cases_line_md(l) for l in run['data']['section']] + ['']
+    return prov_lines(run) + VIEWS[run['command']](run)
 
 
-def render(out, dirs, runs, body):
-    """Write the header (dirs, the runs list) and the sections to OUT,
-    checked, atomically."""
-    text = '\n'.join([
-        '# Results of cow-policy runs', '',
-        'Generated by `make report RUN="%s"` (scripts/report/results_md.py) from the run '
-        'directories below; it must not be edited by hand: change the runs or the generator '
-        'and run make report again.' % ' '.join(dirs), '', 'Runs:', ''] + runs + [''] + body)
-    text = text.rstrip('\n') + '\n'
+def cases_line_md(line):
+    m = re.match(r'^- Cases: (.*)$', line)
+    return '- Cases: ' + cases_line(m.group(1)) if m else line
+
+
+# ---- the page ----------------------------------------------------------------------
+def history_line(run, current):
+    s = run.get('series') or {}
+    if not s.get('sha256'):
+        ser = 'series unknown'
+    elif current.get('sha256') and s['sha256'] == current['sha256']:
+        ser = 'the current series'
+    else:
+        ser = 'series %s, changed since' % ((s.get('changed_by') or '')[:7] or s['sha256'][:12])
+    return '- `%s` · %s · %s · commit %s · %s · %s' % (
+        run['id'], run.get('group') or run['command'], run['date'], run['commit'][:12],
+        run.get('verdict') or '-', ser)
+
+
+LEGENDS = [
+    '- Scenario outcomes: ' + '; '.join('**%s**: %s' % kv for kv in findmod.LEGEND_OUTCOMES) +
+    '. "expected leak (seed 000)": an outcome that loses or leaks data and is the one its row of '
+    'tests/expect/scenarios.tsv expects, with the seed or commit of its reason; **FAIL**: a cell '
+    'the judge failed, with why. Counters (`<sub>`): /proc/vmstat deltas of the kernel\'s cow_* '
+    'counters, without the prefix.',
+    '- Verdicts: the judge decides every cell (pass, fail, skip by a rule of '
+    'tests/expect/skips.tsv); a guest\'s "not ok" is an observation (an upstream case expected to '
+    'fail is one), never a verdict.',
+    '- Upstream selftests: pass, xfail (upstream\'s own expected failure), failures of unpatched 6.1 '
+    '(tests/expect/upstream.tsv "all") and of the policy (its rows), and "judged failing": a case '
+    'whose result is not the expected one.',
+    '- Benchmarks: det mode: ' + findmod.UNITS['det'] + '; wall mode: ' + findmod.UNITS['wall'] +
+    ', indicative only under TCG. Δ = (policy − stock) / stock (or − exclusive where it says '
+    'so): positive is slower. [lo, hi]: the 95% interval across boots; "same in every boot" (=): '
+    'every boot gave one figure. Marks after Holm\'s correction per table: * p<0.05, ** p<0.01, '
+    '*** p<0.001; ~ or none: no difference proven; "(1b)", "one boot": no test, not evidence.',
+    '- make bench-insn: guest instructions per operation counted by the QEMU plugin, cow '
+    '(exclusive) − stock, exact (one boot a kernel, no interval needed: the same count every '
+    'boot of a seed).',
+    '- Mutants: caught = fails at least one cell, exactly the expected ones.',
+    '- History: run, kind, date, commit, verdict, and whether the series it tested is the current '
+    'one (the series\' identity: the sha256 of patches/series and its patches, recorded by the run '
+    'or derived from its commit with git).',
+]
+
+
+def render(runs, current, dirs_cmd, plots=None):
+    """RESULTS.md's text from RUNS ({id: Run})."""
+    rl = list(runs.values())
+    lines_ = sorted({l for r in rl for l in (r.get('lines') or ['6.1'])},
+                    key=lambda x: (x != '6.1', x))
+    L = ['# Results of cow-policy runs', '',
+         'Generated by `%s` (scripts/report/results_md.py) from the results model of the runs '
+         'listed under Runs, whose digests are committed in digests/; it must not be edited by '
+         'hand: change the runs or the generator and run make report again. The current series: '
+         'sha256 %s, patches/ as of commit %s%s.' % (
+             dirs_cmd, seriesmod.short(current.get('sha256', '')),
+             (current.get('changed_by') or '?')[:7],
+             ' plus uncommitted changes' if current.get('uncommitted') else ''), '',
+         '## Findings', '']
+    fl = {}
+    for line in lines_:
+        f = findmod.build(rl, current, line)
+        fl[line] = f
+        L += findmod.md(f, (plots or {}).get(line, ()))
+    shown, hist = [], []
+    newest = store.newest(rl)
+    order = {c: i for i, c in enumerate(COMMANDS)}
+    groups = sorted(newest, key=lambda g: (order.get(newest[g]['command'], 99), g))
+    for g in groups:
+        shown.append(newest[g])
+    for r in sorted(rl, key=lambda r: (order.get(r['command'], 99), r.get('group', ''),
+                                       [-ord(ch) for ch in r.newest_key()])):
+        if r not in shown:
+            hist.append(r)
+    for r in shown:
+        L += section(r)
+    if hist:
+        L += ['## History', '', 'Older runs, one line each (the newest run of each kind is above, in full):', '']
+        L += [history_line(r, current) for r in hist] + ['']
+    L += ['## Legends', ''] + LEGENDS + ['']
+    L += ['## Runs', '']
+    L += ['- `%s`: %s, %s%s' % (r['id'], r['command'], r.get('dir') or '(directory not kept)',
+                                '' if r.get('source') == 'run directory' else ' (from RESULTS.md)')
+          for r in sorted(rl, key=lambda r: (order.get(r['command'], 99), r.newest_key()))]
+    text = '\n'.join(L).rstrip('\n') + '\n'
+    return re.sub(r'\n{3,}', '\n\n', text), fl
+
+
+def load_dirs(dirs):
+    out = []
+    for d in dirs:
+        d = d.rstrip('/') or '/'
+        out.append(model.load(d))
+    return out
+
+
+def legacy_runs(text, ddir_runs, old_dirs):
+    """The runs of an existing RESULTS.md that have no digest: its sections
+    of the earlier layout, read back."""
+    out = {}
+    if '\n## ' not in text:
+        return out
+    for sec in text.split('\n## ')[1:]:
+        lines = ('## ' + sec).rstrip('\n').split('\n')
+        if not SECTION_HEAD.match(lines[0]):
+            continue
+        prov = next((parse_prov(l) for l in lines if l.startswith('Run:')), None)
+        if not prov or prov['run'] in ddir_runs:
+            continue
+        r = model.from_section(lines)
+        r['dir'] = next((x for x in old_dirs if os.path.basename(x.rstrip('/')) == r['id']), '')
+        out[r['id']] = r
+    return out
+
+
+def publish(out, runs, ddir, dirs_cmd, plots_dir=None, prune=False):
+    current = seriesmod.current()
+    plots = plotmod = None
+    if plots_dir:
+        from cowresults import plots as plotmod
+        plots = plotmod.plan(runs, current, plots_dir, os.path.dirname(os.path.abspath(out)))
+    text, fl = render(runs, current, dirs_cmd, plots)
     problems = check_text(text)[0]
     if problems:
         raise BadInput('the rendered %s would not pass check: %s' % (out, problems[0]))
-    try:
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(out)), prefix='.results_md.')
-    except OSError as e:
-        raise BadInput('cannot write %s: %s' % (out, e.strerror))
-    try:
-        with os.fdopen(fd, 'w', encoding='utf-8') as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, out)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    if plots_dir:
+        plotmod.write(fl, plots, plots_dir)
+    for r in runs.values():
+        store.save(ddir, r)
+    if prune:
+        store.remove_others(ddir, runs)
+    atomic_write(out, text)
 
 
-def write(out, dirs):
+def write(out, dirs, ddir, plots_dir=None):
     dirs = [d.rstrip('/') or '/' for d in dirs]
-    runs, body = [], []
-    for d in dirs:
-        cmd = kind(d)
-        run, lines = SECTIONS[cmd](d)
-        runs.append('- `%s`: %s, %s' % (run, cmd, d))
-        body += lines
-    render(out, dirs, runs, body)
+    runs = {r['id']: r for r in load_dirs(dirs)}
+    publish(out, runs, ddir, 'make report RUN="%s"' % ' '.join(dirs), plots_dir, prune=True)
 
 
-def add(out, new_dirs):
-    """Render DIRS into an existing RESULTS.md (OUT): a run already in it
-    is replaced in place, a new one goes after the last section of the same
-    command (or at the end). The other sections are kept as committed: the
-    run directories behind them (results/ is not committed) need not exist
-    on this machine. The RUN list of the header records every directory."""
+def add(out, new_dirs, ddir, plots_dir=None):
+    """Add the runs of NEW_DIRS to OUT (a run it has is replaced); the
+    other runs are kept from their digests, or read back from OUT's
+    sections when OUT predates the digests."""
     text = read(out)
     if not text:
         raise BadInput('%s: no such file or empty (make report RUN=... writes a new one)' % out)
-    problems, _, _ = check_text(text)
+    problems = (check_text if '\n## Findings\n' in text else legacy_problems)(text)[0]
     if problems:
         raise BadInput('%s does not pass check: %s' % (out, problems[0]))
-    head, rest = text.split('\n## ', 1)
-    m = re.search(r'make report RUN="([^"]*)"', head)
-    old_dirs = m.group(1).split() if m else []
-    runs = re.findall(r'^- `[^`]+`.*$', head, re.M)
-    sections = []  # [run id, command, lines]
-    for sec in rest.split('\n## '):
-        lines = ('## ' + sec).rstrip('\n').split('\n') + ['']
-        prov = next(parse_prov(l) for l in lines if l.startswith('Run:'))
-        sections.append([prov['run'], prov['command'], lines])
-    dirs = list(old_dirs)
-    for d in (d.rstrip('/') or '/' for d in new_dirs):
-        cmd = kind(d)
-        run, lines = SECTIONS[cmd](d)
-        entry = '- `%s`: %s, %s' % (run, cmd, d)
-        at = [i for i, sec in enumerate(sections) if sec[0] == run]
-        if at:
-            sections[at[0]] = [run, cmd, lines]
-            runs = [entry if r.startswith('- `%s`:' % run) else r for r in runs]
-            old = [x for x in dirs if os.path.basename(x) == os.path.basename(d)]
-            dirs = [d if x in old else x for x in dirs] + ([] if old else [d])
-            continue
-        same = [i for i, sec in enumerate(sections) if sec[1] == cmd]
-        sections.insert(same[-1] + 1 if same else len(sections), [run, cmd, lines])
-        same = [i for i, r in enumerate(runs) if r.split(': ', 1)[-1].startswith(cmd + ',')]
-        runs.insert(same[-1] + 1 if same else len(runs), entry)
-        dirs.append(d)
-    render(out, dirs, runs, [l for sec in sections for l in sec[2]])
+    runs = store.load_all(ddir)
+    # A run known only from a kept section is read back from it again: what
+    # the model reads of a section may have grown since.
+    for rid, r in list(runs.items()):
+        if r.get('source') == 'RESULTS.md section' and r['data'].get('section'):
+            runs[rid] = model.from_section(r['data']['section'])
+            runs[rid]['dir'] = r.get('dir', '')
+    m = re.search(r'make report RUN="([^"]*)"', text)
+    dirs = m.group(1).split() if m else []
+    runs.update(legacy_runs(text, runs, dirs))
+    for d, r in zip(new_dirs, load_dirs(new_dirs)):
+        d = d.rstrip('/') or '/'
+        runs[r['id']] = r
+        old = [x for x in dirs if os.path.basename(x) == os.path.basename(d)]
+        dirs = [d if x in old else x for x in dirs] + ([] if old else [d])
+    publish(out, runs, ddir, 'make report RUN="%s"' % ' '.join(dirs), plots_dir)
 
 
-def parse_prov(line):
-    """The fields of a provenance line, or None when it is not one."""
-    parts = line.split('·')
-    ms = [re.match(r'%s:(.*)$' % k, p.strip(), re.I) for k, p in zip(PROV_KEYS, parts)]
-    if len(parts) != len(PROV_KEYS) or not all(ms):
-        return None
-    return {k: m.group(1).strip() for k, m in zip(PROV_KEYS, ms)}
-
-
+# ---- check --------------------------------------------------------------------------
 def check_text(text):
     """(problems, sections, run ids) of a RESULTS.md."""
     problems, sections = [], []
+    lines = text.splitlines()
     head = text.split('\n## ', 1)[0]
     if not text.startswith('# '):
         problems.append('line 1: not a "# " title')
-    if 'make report RUN=' not in head or 'not be edited by hand' not in head:
-        problems.append('header: does not say it is generated by make report RUN=... '
-                        'and must not be edited by hand')
-    listed = re.findall(r'^- `([^`]+)`', head, re.M)
-    if not listed:
-        problems.append('header: lists no runs ("- `RUN-ID`: ...")')
+    if 'make report' not in head or 'not be edited by hand' not in head:
+        problems.append('header: does not say it is generated by make report and must not be '
+                        'edited by hand')
+    # The Findings: three tables within the first FINDINGS_LINES lines.
+    fi = [i for i, l in enumerate(lines) if l == '## Findings']
+    if not fi:
+        problems.append('no "## Findings" section')
+    else:
+        for what in ('What breaks', 'What it costs', 'How sure'):
+            at = [i for i, l in enumerate(lines) if l.startswith('### %s' % what)]
+            if not at:
+                problems.append('Findings: no "### %s" table' % what)
+                continue
+            i = at[0]
+            end = next((j for j in range(i + 1, len(lines)) if lines[j].startswith('#')), len(lines))
+            tab = [j for j in range(i, end) if lines[j].startswith('|')]
+            if not tab and not any(lines[j].startswith('No make ') for j in range(i, end)):
+                problems.append('Findings: "### %s" has no table' % what)
+            elif (tab[-1] if tab else i) + 1 > FINDINGS_LINES:
+                problems.append('Findings: the "%s" table ends on line %d, after line %d' % (
+                    what, (tab[-1] if tab else i) + 1, FINDINGS_LINES))
+    # "123 not ok" reads as failures in a run that passed.
+    for n, l in enumerate(lines, 1):
+        if re.search(r'\b\d+ not ok\b', l):
+            problems.append('line %d: a count of "not ok" (the judge decides; say what it means)' % n)
     cur = tab = None
-    for n, line in enumerate(text.splitlines(), 1):
+    hist, listed = [], []
+    in_hist = in_runs = False
+    for n, line in enumerate(lines, 1):
         if line.startswith('## '):
-            cur = {'title': line[3:].strip(), 'prov': None}
-            sections.append(cur)
-        elif cur is not None and cur['prov'] is None and line.strip():
+            in_hist = line == '## History'
+            in_runs = line == '## Runs'
+            cur = None
+            if SECTION_HEAD.match(line):
+                cur = {'title': line[3:].strip(), 'prov': None, 'line': n}
+                sections.append(cur)
+            elif line not in OTHER_HEADS:
+                problems.append('line %d: "%s" is neither a run section ("## make ...: RUN") nor '
+                                'one of %s' % (n, line, ', '.join(OTHER_HEADS)))
+            continue
+        if in_hist and line.startswith('- `'):
+            hist.append(re.match(r'^- `([^`]+)`', line).group(1))
+        if in_runs and line.startswith('- `'):
+            listed.append(re.match(r'^- `([^`]+)`', line).group(1))
+        if cur is not None and cur['prov'] is None and line.strip():
             f = cur['prov'] = parse_prov(line) if line.startswith('Run:') else None
             empty = [k for k in PROV_KEYS if f is not None and not f[k]]
             if f is None:
@@ -484,19 +493,53 @@ def check_text(text):
             if len(split_row(line)) != tab['cols']:
                 problems.append('line %d: %d columns, the table of line %d has %d' % (
                     n, len(split_row(line)), tab['line'], tab['cols']))
-    problems += ['section "%s": no provenance line' % s['title'] for s in sections if s['prov'] is None]
     runs = [s['prov']['run'] for s in sections if s['prov']]
     problems += ['run %s has %d sections' % (r, runs.count(r)) for r in sorted(set(runs)) if runs.count(r) > 1]
+    problems += ['run %s has a section and a history line' % r for r in runs if r in hist]
+    if not listed:
+        problems.append('no "## Runs" list ("- `RUN-ID`: ...")')
+    problems += ['Runs: run %s has no section or history line' % r for r in listed
+                 if r not in runs and r not in hist]
+    problems += ['run %s is not listed under Runs' % r for r in runs + hist if r not in listed]
+    cited = re.findall(r'^From run `([^`]+)`', text, re.M)
+    problems += ['Findings: run %s is not listed under Runs' % r for r in cited if r not in listed]
+    problems += [] if sections else ['no sections ("## make ...: RUN")']
+    return problems, sections, runs + hist
+
+
+def legacy_problems(text):
+    """The problems of a RESULTS.md of the layout before the Findings (one
+    section per run, the runs listed in the header), which add reads back."""
+    problems = []
+    head = text.split('\n## ', 1)[0]
+    if not text.startswith('# ') or 'make report RUN=' not in head:
+        problems.append('header: not a RESULTS.md written by make report')
+    listed = re.findall(r'^- `([^`]+)`', head, re.M)
+    runs = []
+    for sec in text.split('\n## ')[1:]:
+        lines = sec.split('\n')
+        prov = next((parse_prov(l) for l in lines[1:] if l.strip()), None)
+        if prov is None:
+            problems.append('section "%s" does not start with a provenance line' % lines[0])
+        else:
+            runs.append(prov['run'])
     problems += ['header: run %s has no section' % r for r in listed if r not in runs]
-    problems += ['section of run %s: not listed in the header' % r for r in runs if r not in listed]
-    problems += [] if sections else ['no sections ("## ...")']
-    return problems, sections, runs
+    problems += ['run %s has %d sections' % (r, runs.count(r)) for r in sorted(set(runs)) if runs.count(r) > 1]
+    return problems, [], runs
 
 
 def main(argv):
+    ddir = plots_dir = None
+    while argv and argv[0] in ('--digests', '--plots') and len(argv) > 1:
+        if argv[0] == '--digests':
+            ddir = argv[1]
+        else:
+            plots_dir = argv[1]
+        argv = argv[2:]
     if len(argv) >= 3 and argv[0] in ('write', 'add'):
         try:
-            (write if argv[0] == 'write' else add)(argv[1], argv[2:])
+            (write if argv[0] == 'write' else add)(argv[1], argv[2:], ddir or store.default_dir(argv[1]),
+                                                   plots_dir)
         except (BadInput, OSError) as e:
             print('results_md: error: %s' % e, file=sys.stderr)
             return 2
@@ -509,9 +552,11 @@ def main(argv):
         for p in problems:
             print('%s: %s' % (argv[1], p))
         if not problems:
-            print('%s: %d sections, runs: %s' % (argv[1], len(sections), ' '.join(runs)))
+            print('%s: %d sections, %d history lines, runs: %s' % (
+                argv[1], len(sections), len(runs) - len(sections), ' '.join(runs)))
         return 1 if problems else 0
-    print('usage: results_md.py write OUT.md RUNDIR... | add OUT.md RUNDIR... | check FILE.md', file=sys.stderr)
+    print('usage: results_md.py [--digests DIR] [--plots DIR] write OUT.md RUNDIR... | '
+          'add OUT.md RUNDIR... | check FILE.md', file=sys.stderr)
     return 2
 
 

@@ -1,0 +1,134 @@
+"""cowresults.series: the identity of a patch series.
+
+The identity of the series a run tested is the sha256 over patches/series
+and the patches it lists, in order, each as its name, a newline and its
+bytes (scripts/lib.sh's series_sha256 computes the same in the shell).
+Names, not paths: two clones of one series agree. A run records it in its
+meta.env as series_sha256 (make test, make bench, make bench-insn, make
+test-mutants from this version on); for an older run it is derived with git
+from the run's commit (project_commit, or the commit its mutants.md
+names): the files of patches/ at that commit. Either way the model also
+names the commit that last changed patches/ before the run's commit, which
+is what people read ("the series of 3fd9187").
+
+  python3 scripts/report/cowresults/series.py PATCHES_DIR   prints the sha256
+"""
+import hashlib
+import os
+import re
+import subprocess
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def listed(series_text):
+    """The patch names a series file lists (quilt: the first word, comments
+    and blank lines ignored)."""
+    out = []
+    for line in series_text.splitlines():
+        w = line.split('#', 1)[0].split()
+        if w:
+            out.append(w[0])
+    return out
+
+
+def _sha(items):
+    h = hashlib.sha256()
+    for name, data in items:
+        h.update(name.encode() + b'\n')
+        h.update(data or b'')
+    return h.hexdigest()
+
+
+def of_dir(pdir):
+    """The sha256 of the series in directory PDIR, or None without one."""
+    try:
+        with open(os.path.join(pdir, 'series'), 'rb') as f:
+            series = f.read()
+    except OSError:
+        return None
+    items = [('series', series)]
+    for n in listed(series.decode('utf-8', 'replace')):
+        try:
+            with open(os.path.join(pdir, n), 'rb') as f:
+                items.append((n, f.read()))
+        except OSError:
+            items.append((n, None))
+    return _sha(items)
+
+
+def _git(repo, *args, binary=False):
+    try:
+        r = subprocess.run(['git', '-C', repo] + list(args), capture_output=True, check=False)
+    except OSError:
+        return None
+    if r.returncode:
+        return None
+    return r.stdout if binary else r.stdout.decode('utf-8', 'replace').strip()
+
+
+_CACHE = {}
+
+
+def at_commit(commit, repo=TOP):
+    """{sha256, changed_by} of patches/ at COMMIT of REPO's history, or None
+    when git does not know the commit."""
+    commit = (commit or '').split('+', 1)[0]
+    if not re.match(r'^[0-9a-f]{7,40}$', commit):
+        return None
+    if (repo, commit) in _CACHE:
+        return _CACHE[(repo, commit)]
+    out = None
+    full = _git(repo, 'rev-parse', '--verify', '-q', commit + '^{commit}')
+    if full:
+        series = _git(repo, 'show', '%s:patches/series' % full, binary=True)
+        if series is not None:
+            items = [('series', series)]
+            for n in listed(series.decode('utf-8', 'replace')):
+                items.append((n, _git(repo, 'show', '%s:patches/%s' % (full, n), binary=True)))
+            out = {'sha256': _sha(items), 'commit': full,
+                   'changed_by': _git(repo, 'log', '-1', '--format=%H', full, '--', 'patches/') or ''}
+    _CACHE[(repo, commit)] = out
+    return out
+
+
+def identity(env, commit, repo=TOP):
+    """The series of a run: {sha256, changed_by, source}; source says how
+    it is known: 'recorded' (series_sha256 in its meta.env), 'git' (derived
+    from its commit), or 'unknown' (sha256 empty)."""
+    g = at_commit(commit, repo)
+    rec = env.get('series_sha256', '')
+    dirty = '+dirty' in (commit or '')
+    if rec:
+        return {'sha256': rec, 'changed_by': (g or {}).get('changed_by', ''), 'source': 'recorded'}
+    if g:
+        return {'sha256': g['sha256'], 'changed_by': g['changed_by'],
+                'source': 'git, from a dirty tree' if dirty else 'git'}
+    return {'sha256': '', 'changed_by': '', 'source': 'unknown'}
+
+
+def current(repo=TOP, pdir=None):
+    """The series this checkout would test: patches/ as it is, and the commit
+    that last changed patches/ (with ' (+ uncommitted changes)' when the
+    files differ from it)."""
+    pdir = pdir or os.path.join(repo, 'patches')
+    sha = of_dir(pdir)
+    last = _git(repo, 'log', '-1', '--format=%H', 'HEAD', '--', 'patches/') or ''
+    g = at_commit(last, repo) if last else None
+    dirty = bool(g) and g['sha256'] != sha
+    return {'sha256': sha or '', 'changed_by': last, 'source': 'tree',
+            'uncommitted': dirty}
+
+
+def short(sha):
+    return sha[:12] if sha else '?'
+
+
+if __name__ == '__main__':
+    if len(sys.argv) != 2:
+        sys.exit('usage: series.py PATCHES_DIR')
+    s = of_dir(sys.argv[1])
+    if s is None:
+        sys.exit('series.py: no %s/series' % sys.argv[1])
+    print(s)
