@@ -84,8 +84,14 @@
 #define MADV_PAGEOUT 21
 #endif
 #define THP_SIZE	(2UL << 20)
-/* MemAvailable may end at most this much below its start. */
-#define MEM_TOL_KB	(24 * 1024)
+/*
+ * MemAvailable may end at most this much below its start.  Measured at the
+ * end of a run: -576 and -428 kB in make test's flip runs on the SLUB lean
+ * kernels (cow, debug; 671777f), -856 and -1120 kB on SLOB before, and at
+ * most -5512 kB in the longer make soak runs (RESULTS.md, soak-*, KASAN's
+ * quarantine included).  16 MiB is three times the largest.
+ */
+#define MEM_TOL_KB	(16 * 1024)
 
 enum { W_FORK, W_THP, W_PIN, W_VMSPLICE, W_ODIRECT, W_CLEARREFS, W_UFFD,
 	W_KSM, W_SWAP, W_ROPIN, W_STRESSNG, NR_W };
