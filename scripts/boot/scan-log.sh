@@ -69,6 +69,15 @@ case ${1:-} in
 esac
 log=$1
 [ -f "$log" ] || { echo "scan-log: no such log: $log" >&2; exit 2; }
+# One report is asked for: 6.1's gup_test selftest (vmtests profile,
+# "gup_test -ct -F 0x1") has gup_test.c's DUMP_USER_PAGES_TEST dump pages
+# with exactly this reason, which nothing else prints.  Those lines, and
+# only those, are blanked (line numbers kept); any other dump_page() still
+# fails the log.
+scan=$(mktemp)
+trap 'rm -f "$scan"' EXIT
+sed 's/page dumped because: gup_test: dump_pages() test\(\r\{0,1\}\)$/(page dump requested by the gup_test selftest)\1/' "$log" >"$scan"
+log=$scan
 found=0
 while IFS= read -r pat; do
 	hit=$(grep -n -F -m 1 -- "$pat" "$log" | tr -d '\r' | cut -c1-160)
