@@ -79,22 +79,17 @@ trap 'rm -f "$scan"' EXIT
 sed 's/page dumped because: gup_test: dump_pages() test\(\r\{0,1\}\)$/(page dump requested by the gup_test selftest)\1/' "$log" >"$scan"
 log=$scan
 found=0
-while IFS= read -r pat; do
-	hit=$(grep -n -F -m 1 -- "$pat" "$log" | tr -d '\r' | cut -c1-160)
-	if [ -n "$hit" ]; then
+# scan FLAG PATTERNS: grep -FLAG for each pattern, one line per hit.
+scan() {
+	while IFS= read -r pat; do
+		hit=$(grep -n "$1" -m 1 -- "$pat" "$log" | tr -d '\r' | cut -c1-160)
+		[ -n "$hit" ] || continue
 		echo "kernel log has '$pat' (line ${hit%%:*}: ${hit#*:})"
 		found=1
-	fi
-done <<EOP
-$pats
+	done <<EOP
+$2
 EOP
-while IFS= read -r pat; do
-	hit=$(grep -n -E -m 1 -- "$pat" "$log" | tr -d '\r' | cut -c1-160)
-	if [ -n "$hit" ]; then
-		echo "kernel log has '$pat' (line ${hit%%:*}: ${hit#*:})"
-		found=1
-	fi
-done <<EOP
-$eres
-EOP
+}
+scan -F "$pats"
+scan -E "$eres"
 exit $found

@@ -33,6 +33,7 @@ import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # The samples are parsed once, by the results model (no scipy there).
+from cowresults.util import fmt_num  # noqa: E402
 from cowresults.bench import (COPY_COUNTERS, FIXED, REDIS_FIGURES, boot_medians,  # noqa: E402,F401
                               cells, collect, load, median, read_meta)
 
@@ -448,14 +449,8 @@ def col_label(variant, policy):
     return "stock (unpatched)" if variant == "stock" else "%s/%s" % (variant, policy)
 
 
-def fmt(x):
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "-"
-    if abs(x) >= 100:
-        return "%.0f" % x
-    if abs(x) >= 10:
-        return "%.1f" % x
-    return "%.2f" % x
+# The bench report's figures, as the results model prints them.
+fmt = fmt_num
 
 
 def fmt_d(w):
