@@ -25,6 +25,10 @@
  *   ksm      4 KiB pages of identical contents merged into one KSM page
  *   pinned   4 KiB pages held by a long-term R/W pin (/dev/cowpin, an RDMA
  *            memory region) from before the case to its end
+ *   pinned-thp  one PMD-mapped THP whose first NPAGES pages are held by a
+ *            long-term R/W pin from before the case to its end: fork()
+ *            must not share it (copy_huge_pmd() splits the PMD and the
+ *            PTEs copy the maybe-pinned pages for the child)
  *
  * Cases (the parent writes NPAGES pages between the counter snapshots):
  *   vmsplice    seed 000 (CVE-2020-29374): a child vmsplice()s the pages
@@ -193,6 +197,22 @@ static const char *back_pinned(struct area *a)
 		return "no " COWPIN_DEVICE;
 	ret = cowpin_reg(pinfd, a->p, SPAN, COWPIN_F_WRITE | COWPIN_F_LONGTERM, &a->pin);
 	snprintf(a->setup, sizeof(a->setup), "pinned=%s", ret ? strerror(-ret) : "rw-longterm");
+	return ret ? "register failed" : NULL;
+}
+
+static const char *back_pinned_thp(struct area *a)
+{
+	const char *why = map_thp(a, false);
+	size_t off = strlen(a->setup);
+	int ret;
+
+	if (why)
+		return why;
+	if (cowpin_fd() < 0)
+		return "no " COWPIN_DEVICE;
+	ret = cowpin_reg(pinfd, a->p, SPAN, COWPIN_F_WRITE | COWPIN_F_LONGTERM, &a->pin);
+	snprintf(a->setup + off, sizeof(a->setup) - off, " pinned=%s anon_huge_kb=%ld",
+		 ret ? strerror(-ret) : "rw-longterm", scn_anon_huge_kb(a->p));
 	return ret ? "register failed" : NULL;
 }
 
@@ -402,6 +422,7 @@ static const struct backing {
 	{ "swapped", back_swapped },
 	{ "ksm", back_ksm },
 	{ "pinned", back_pinned },
+	{ "pinned-thp", back_pinned_thp },
 };
 
 static const struct scase {

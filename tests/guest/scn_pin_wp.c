@@ -14,6 +14,16 @@
  *     pages are write-protected, lose soft-dirty and fault on the write.
  * pin-mprotect    mprotect(PROT_READ) then PROT_READ|PROT_WRITE.
  *
+ * pin-mprotect-thp  one PMD-mapped THP, exclusive, whose first NPAGES
+ *     pages are pinned R/O long-term (FOLL_LONGTERM, no FOLL_WRITE); then
+ *     mprotect(PROT_READ) and PROT_READ|PROT_WRITE on the whole 2 MiB (the
+ *     PMD stays, read-only: 6.1's change_huge_pmd() never maps it writable
+ *     again), and the CPU writes the NPAGES pages: do_huge_pmd_wp_page()
+ *     decides.  The pin must read the writes.  PageAnonExclusive reuses
+ *     the PMD (exclusive, mapcount); the refcount rule sees the pin's
+ *     references, splits and copies away from the pin.  No control pages
+ *     and no device write: the pin is read-only.
+ *
  * Outcome: ok, stale-pin (device and CPU see different pages),
  * soft-dirty-lost (a pinned page lost soft-dirty: clear_refs
  * write-protected it), soft-dirty-kept (a control page kept it).
@@ -111,6 +121,58 @@ static void run(int fd, const char *name, bool clear_refs)
 	munmap(mem, 2 * LEN);
 }
 
+#define HPAGE	(2UL << 20)
+
+static void run_thp(int fd, const char *name)
+{
+	const struct scn_row *row = scn_begin(name);
+	struct vmstat before, after;
+	long huge, huge_after;
+	const char *outcome;
+	char *map, *mem;
+	uint64_t h = 0;
+	long stale;
+	int ret;
+
+	if (!row)
+		return;
+	map = mmap(NULL, 2 * HPAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		bail("mmap");
+	mem = (char *)(((uintptr_t)map + HPAGE - 1) & ~(HPAGE - 1));
+	madvise(mem, HPAGE, MADV_HUGEPAGE);
+	memset(mem, 'o', HPAGE);
+	huge = scn_anon_huge_kb(mem);
+	if (huge < 2048) {
+		scn_ok(false, "%s: no PMD-mapped THP (AnonHugePages %ld kB)", name, huge);
+		munmap(map, 2 * HPAGE);
+		return;
+	}
+	ret = cowpin_reg(fd, mem, LEN, COWPIN_F_LONGTERM, &h);
+	if (ret) {
+		scn_ok(false, "%s: register: %s", name, strerror(-ret));
+		munmap(map, 2 * HPAGE);
+		return;
+	}
+	scn_warm(&before);
+	if (mprotect(mem, HPAGE, PROT_READ) ||
+	    mprotect(mem, HPAGE, PROT_READ | PROT_WRITE))
+		bail("mprotect");
+	memset(mem, 'C', LEN);
+	vmstat_read(&after);
+	huge_after = scn_anon_huge_kb(mem);
+	memset(dev, 0, LEN);
+	if (cowpin_dev_read(fd, h, 0, LEN, dev))
+		bail("device read");
+	stale = scn_count_diff(dev, 'C', LEN);
+	outcome = stale ? "stale-pin" : "ok";
+	scn_end(row, outcome, &before, &after,
+		"device_sees_cpu=%s anon_huge_kb=%ld,%ld", stale ? "no" : "yes",
+		huge, huge_after);
+	cowpin_dereg(fd, h);
+	munmap(map, 2 * HPAGE);
+}
+
 int main(void)
 {
 	int fd;
@@ -121,6 +183,7 @@ int main(void)
 		bail("open %s (pin profile)", COWPIN_DEVICE);
 	run(fd, "pin-clear-refs", true);
 	run(fd, "pin-mprotect", false);
+	run_thp(fd, "pin-mprotect-thp");
 	close(fd);
 	return scn_finish();
 }

@@ -14,6 +14,18 @@
  *
  * Reuse or copy is read from the pfn before and after the write.
  *
+ * swapin-write-fork-alive  as swap-fork-alive, but the parent writes at
+ *                   once, without a read first (the pages read into the
+ *                   swap cache by MADV_WILLNEED, the LRU batches drained,
+ *                   as in swapin-write): do_swap_page() decides the write
+ *                   at swap-in.  v5.11 called reuse_swap_page() there,
+ *                   which counted the child's swap count and refused: every
+ *                   policy copies, the child keeps old data.  A page the
+ *                   parent reused stays in the swap cache (the child's entry
+ *                   keeps it there), a copy is not in it: reuse or copy is
+ *                   read from KPF_SWAPCACHE of the parent's pages after the
+ *                   write ("leak" when the child reads the write).
+ *
  * Write faults on swap PTEs, decided when do_swap_page() swaps the page in:
  *
  * swapin-write          exclusive pages swapped out, then written without a
@@ -66,7 +78,7 @@
 #define KPF_LOCKED	0
 #define KPF_LRU		5
 #define KPF_WRITEBACK	8
-#define KPF_SWAPCACHE	14
+#define KPF_SWAPCACHE	13	/* 14 is KPF_SWAPBACKED, which every anonymous page has */
 
 enum kind { EXCL, FORK_EXITED, FORK_ALIVE };
 
@@ -185,6 +197,68 @@ static void run(const char *name, enum kind k)
 	if (k != EXCL) {
 		close(go[0]); close(go[1]); close(back[0]); close(back[1]);
 	}
+	munmap(mem, LEN);
+}
+
+/* Write the first byte of every page; how many then read back 'n'. */
+static int write_pages(char *mem, int npages);
+
+/* swapin-write-fork-alive (above). */
+static void swapin_fork_alive(const char *name)
+{
+	const struct scn_row *row = scn_begin(name);
+	struct vmstat before, after;
+	int go[2], back[2], out, good, incache = 0;
+	pid_t pid;
+	char c = '?', *mem;
+	const char *outcome;
+
+	if (!row)
+		return;
+	mem = map_anon_ptes(LEN, 'o');
+	out = scn_page_out(mem, NPAGES);
+	if (out < NPAGES) {
+		scn_ok(false, "%s: only %d of %d pages swapped out", name, out, NPAGES);
+		munmap(mem, LEN);
+		return;
+	}
+	wait_writeback();
+	pid = fork_piped(go, back);
+	if (!pid) {
+		struct vmstat scratch;
+
+		/* Alive and untouched: its swap entries keep the swap count. */
+		scn_warm(&scratch);
+		if (write(back[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(3);
+		c = scn_count_diff(mem, 'o', LEN) ? 'n' : 'o';
+		_exit(write(back[1], &c, 1) == 1 ? 0 : 3);
+	}
+	if (read(back[0], &c, 1) != 1)
+		bail("child");
+	/* Into the swap cache now, not by the faults' readahead. */
+	if (madvise(mem, LEN, MADV_WILLNEED))
+		tap_diag("%s: MADV_WILLNEED: %m", name);
+	scn_drain_lru();
+	scn_warm(&before);
+	good = write_pages(mem, NPAGES);
+	vmstat_read(&after);
+	for (int i = 0; i < NPAGES; i++) {
+		uint64_t pfn = scn_pfn(mem + i * PAGE_SIZE);
+
+		incache += pfn && (scn_kpageflags(pfn) & (1ULL << KPF_SWAPCACHE));
+	}
+	if (write(go[1], "g", 1) != 1 || read(back[0], &c, 1) != 1)
+		c = '?';
+	waitpid(pid, NULL, 0);
+	outcome = good != NPAGES ? "lost-write" : c == 'n' ? "leak" :
+		  c != 'o' ? "error" : incache == 0 ? "copy" :
+		  incache == NPAGES ? "reuse" : "mixed";
+	scn_end(row, outcome, &before, &after,
+		"swapped_out=%d/%d written=%d/%d parent_in_swapcache=%d/%d child=%s",
+		out, NPAGES, good, NPAGES, incache, NPAGES,
+		c == 'o' ? "old" : c == 'n' ? "new" : "bad");
+	close(go[0]); close(go[1]); close(back[0]); close(back[1]);
 	munmap(mem, LEN);
 }
 
@@ -412,6 +486,7 @@ int main(void)
 	run("swap-exclusive", EXCL);
 	run("swap-fork-exited", FORK_EXITED);
 	run("swap-fork-alive", FORK_ALIVE);
+	swapin_fork_alive("swapin-write-fork-alive");
 	swapin_write("swapin-write", false, false);
 	swapin_write("swapin-write-gupref", true, false);
 	swapin_write("swap-gupref", true, true);
