@@ -19,9 +19,9 @@ QEMU_DISKS="swap:512M"
 CONSOLE_LOGLEVEL=5
 KERNEL_CMDLINE="hugepages=288"
 # guest/adapters/vm_selftest.sh kills a program after VM_SELFTEST_TIMEOUT (300 s;
-# the slowest, userfaultfd hugetlb, took 20-66 s under TCG); the runner's
-# own limit is above it. Three policies took 7-14 min under TCG: the QEMU
-# run gets 40 min.
+# the slowest, userfaultfd hugetlb, took 55-105 s under TCG, and runs under
+# exclusive only: tests/expect/vm-selftests.tsv); the runner's own limit is
+# above it. Three policies took 7-20 min under TCG: the QEMU run gets 40 min.
 TEST_TIMEOUT=330
 RUN_TIMEOUT=2400
 GUEST_SETUP='

@@ -19,6 +19,8 @@
 #
 # Prints the program's output indented, then
 #   # VMSELFTEST policy=P sysctl=yes|no result=R expected=E rc=N secs=S name=PROGRAM ARGS
+# (result=omitted, rc=-, without running it, where the row of this policy
+# says "omitted").
 # and exits 0: the host judges the result (scripts/report/judge.py). It exits 1
 # only when it could not run the program at all.
 [ $# -ge 1 ] || { echo "usage: vm_selftest PROGRAM [ARGS...]"; exit 2; }
@@ -45,6 +47,16 @@ expected=$(awk -F '\t' -v p="$policy" -v n="$name" '
 	$1 == p { mine = $3 }
 	$1 == "all" { all = $3 }
 	END { print (mine != "" ? mine : (all != "" ? all : "pass")) }' "$expect")
+
+# An invocation the expectation omits under this policy is not run: only
+# rows for refcount or mapcount may say "omitted" (the host refuses any
+# other, scripts/report/judge.py), each with why the policy cannot change
+# the result; exclusive and the kernels without the sysctl always run it.
+if [ "$expected" = omitted ]; then
+	echo "  # omitted under $policy: tests/expect/vm-selftests.tsv says why"
+	echo "# VMSELFTEST policy=$policy sysctl=$sysctl result=omitted expected=omitted rc=- secs=0 name=$name"
+	exit 0
+fi
 
 # run_once: runs the program; sets rc and secs, prints its output.
 run_once() {

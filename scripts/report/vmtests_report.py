@@ -78,13 +78,14 @@ def main():
             rows.append('\t'.join([kernels[c].split()[0], c, name, res, e['outcome'] if e else 'pass', secs]))
         table.append('| `%s` | %s | %s |' % (name, ' | '.join(row), '**judged failing**' if name in fails else ''))
     table.append('| **totals** | ' + ' | '.join(
-        ' '.join('%s %d' % (k, tot[c][k]) for k in ('pass', 'fail', 'skip', 'timeout', 'crash') if tot[c][k])
+        ' '.join('%s %d' % (k, tot[c][k]) for k in ('pass', 'fail', 'skip', 'timeout', 'crash', 'omitted') if tot[c][k])
         for c in order) + ' | |')
     md = ["# 6.1's own mm selftests under every policy\n",
           'tools/testing/selftests/vm of the unpacked linux-source-6.1 tree, built statically with '
           'its own Makefile (scripts/build/vmtests.sh), run by guest/adapters/vm_selftest.sh in profile `vmtests` '
           '(tests/groups/vmtests.list); a result is the exit status read as run_vmtests.sh reads it '
-          '(0 pass, 4 skip, killed by a signal: crash, else fail; killed after 300 s: timeout). '
+          '(0 pass, 4 skip, killed by a signal: crash, else fail; killed after 300 s: timeout; '
+          'omitted: not run under this policy, for the reason its row gives). '
           'Judged by scripts/report/judge.py against tests/expect/vm-selftests.tsv; exclusive must give '
           'what unpatched 6.1 gives. Run %s, reported %s.\n' % (
               os.path.basename(os.path.normpath(rdir)),
