@@ -5,6 +5,8 @@
 # for the swapped-out cases, 16 reserved 2 MiB hugetlb pages for the hugetlb
 # cases, THP enabled (cow.c asks with MADV_HUGEPAGE), debugfs for gup_test,
 # an ext4 scratch disk /dev/vdb on /mnt/local for gup_longterm's "local tmpfile".
+# make test boots it on the cow kernel and on unpatched 6.1 (variant stock),
+# whose results must equal exclusive's case by case (scripts/report/judge.py).
 PROFILE_DESC="upstream: swap on /dev/vda, ext4 on /dev/vdb, 16 hugetlb pages, THP always, debugfs; upstream cow.c + gup_longterm.c"
 FEATURES="swap thp hugetlb ksm"
 THP_ENABLED=always HUGETLB_PAGES=8

@@ -299,7 +299,7 @@ jd_case() { # WANT-RC WANT-OUTPUT WHAT RUNS [MUTATION] [-- JUDGE-ARGS...]
 	if [ $rc = "$want_rc" ] && echo "$out" | grep -q -F -- "$want_out"; then ok "judge: $what"
 	else notok "judge: $what" "exit $rc: $(echo "$out" | head -n 3 | tr '\n' ' ' | cut -c1-200)"; fi
 }
-all_runs="cow:base nocow:base cow:thp cow:pin cow:swap cow:pmem cow:flip cow:bootparam cow:vmtests stock:vmtests cow:upstream"
+all_runs="cow:base nocow:base cow:thp cow:pin cow:swap cow:pmem cow:flip cow:bootparam cow:vmtests stock:vmtests cow:upstream stock:upstream"
 jd_case 0 " 0 failed," "a clean run of every profile passes" "$all_runs" -- --runs "$all_runs"
 jd_case 1 "fail: cow-base mapcount/-: vmsplice-4k: expected ok, did not run" \
 	"a scenario cell that never ran fails by name" cow:base drop=vmsplice-4k
@@ -361,6 +361,20 @@ jd_case 1 "fail: cow-vmtests exclusive/vm_selftest_userfaultfd_hugetlb_128_32: u
 	"an invocation omitted under exclusive fails" "cow:vmtests stock:vmtests" "vmresult=userfaultfd hugetlb 128 32:omitted"
 jd_case 1 "fail: cow-vmtests refcount/vm_selftest_userfaultfd_hugetlb_128_32: userfaultfd hugetlb 128 32: result pass (rc 0), expected omitted" \
 	"an invocation its row omits that ran anyway (a stale image) fails" "cow:vmtests stock:vmtests" "vmresult=userfaultfd hugetlb 128 32:pass"
+# Upstream's suite: exclusive must be compared with unpatched 6.1 case by
+# case, so that a failure upstream.tsv calls 6.1's own ("all" rows) and a
+# skip skips.tsv allows every variant are unpatched 6.1's too.
+jd_case 1 "exclusive fail, unpatched 6.1 pass; tests/expect/upstream.tsv:" \
+	"a failure called 6.1's own that unpatched 6.1 does not have fails" "cow:upstream stock:upstream" \
+	"stockresult=R/O longterm GUP pin ... with memfd:pass"
+jd_case 1 "exclusive skip, unpatched 6.1 pass; tests/expect/skips.tsv:" \
+	"a skip called 6.1's that unpatched 6.1 does not have fails" "cow:upstream stock:upstream" \
+	"upresult=Basic COW after fork() when collapsing after fork() (fully shared):skip+stockresult=Basic COW after fork() when collapsing after fork() (fully shared):pass"
+jd_case 0 " 0 failed," "unpatched 6.1 skipping a pin case for want of the series' test ioctls is not compared" \
+	"cow:upstream stock:upstream" "stockresult=R/O longterm GUP pin ... with memfd:skip"
+if grep -q '"case": "upstream_suite_cow: R/O longterm GUP pin ... with memfd", "policy": "exclusive", "program": "-", "run": "cow-upstream", "suite": "upstream/unpatched", "verdict": "skip", "why": "not compared: unpatched 6.1 skipped it' "$jd/judgement.jsonl"; then
+	ok "judge: a case unpatched 6.1 could not run is reported as not compared, with the claim it leaves unmeasured"
+else notok "judge: a case unpatched 6.1 could not run is reported as not compared" "no such cell in judgement.jsonl"; fi
 # The reports are written from the judged results alone.
 jd_case 0 " 0 failed," "the upstream and selftest reports come from results.jsonl" "cow:upstream cow:vmtests stock:vmtests"
 if python3 scripts/report/upstream_report.py "$jd" >"$tmp" 2>&1 && grep -q '^| refcount | cow | ' "$jd/upstream.md" &&

@@ -47,7 +47,8 @@ ran.  Anything of it that is missing is a failure with its name, as is a
 skip that no rule expects, and a program while which the kernel got a new
 taint bit (the runner's "# TAINT" line; O and E, the project's own
 modules, excepted).  Across runs: exclusive gives on every 6.1
-selftest what unpatched 6.1 gives (the kernel runs 6.1's own rule).
+selftest and every upstream case what unpatched 6.1 gives (the kernel
+runs 6.1's own rule), so that what a row calls 6.1's own is 6.1's.
 
 Writes RUNDIR/judgement.jsonl (one object per judged cell: run, policy,
 program, case, suite, verdict pass|fail|skip, why) and RUNDIR/matrix.md
@@ -81,6 +82,12 @@ NO_SYSCTL = ('stock', 'nocow')     # variants without vm.cow_policy (exclusive r
 # The policies under which a 6.1 selftest invocation may be omitted
 # (tests/expect/vm-selftests.tsv, result "omitted"): never exclusive.
 OMITTABLE = ('refcount', 'mapcount')
+# The profiles whose exclusive results must equal unpatched 6.1's
+# (variant stock), case by case (Judge.unpatched_agrees()): the suite of
+# each, and whether a run with the sysctl and no stock run to compare with
+# fails (vmtests) or is not compared (upstream: make test-mutants boots it
+# without stock).
+UNPATCHED_PROFILES = {'vmtests': ('vm-selftest', True), 'upstream': ('upstream', False)}
 # The kernel's taint flags (kernel/panic.c, taint_flags[]: bit n is letter n).
 # A bit that appears while a program runs fails it (the runner's "# TAINT"
 # line, guest/init.sh), except those the project's own modules set:
@@ -745,30 +752,70 @@ class Judge:
                             self.cell(run, p, n, '-', 'vm-selftest', 'fail', 'printed no VMSELFTEST line')
 
     def unpatched_agrees(self, runs):
-        """6.1's selftests: exclusive, on every kernel with the sysctl,
-        gives what unpatched 6.1 (variant stock) gives, invocation by
-        invocation.  With no unpatched run there is nothing to compare,
-        and that is not a pass."""
-        res = {}
-        for c in self.recs:
-            if c['kind'] == 'case' and c['program'].startswith('vm_selftest') and \
-                    c['policy'] == 'exclusive':
-                res.setdefault(c['variant'], {})[c['name']] = c['result'].get('result', '?')
-        mine = [v for v, p in runs if p == 'vmtests' and v not in NO_SYSCTL]
-        if not mine:
-            return
-        base = res.get('stock')
-        for v in mine:
-            run = '%s-vmtests' % v
-            if base is None:
-                self.cell(run, 'exclusive', '-', '-', 'vm-selftest/unpatched', 'fail',
-                          'not compared with unpatched 6.1: no stock:vmtests results')
+        """Exclusive, on every kernel with the sysctl, gives what unpatched
+        6.1 (variant stock) gives, case by case: on 6.1's selftests
+        (profile vmtests) every invocation, and on upstream's suite
+        (profile upstream) every case, so that a failure or skip the
+        expectations call 6.1's own (upstream.tsv's "all" rows, the skips
+        of skips.tsv for every variant) is unpatched 6.1's too.  A case
+        unpatched 6.1 skipped by a rule of its own (skips.tsv, variant
+        stock: it lacks a test interface of the series) is not compared,
+        and says so with the claim it leaves unmeasured.  With no
+        unpatched run there is nothing to compare, and that is not a pass
+        (vmtests; upstream only when make test expects the stock run)."""
+        for profile, (suite, required) in UNPATCHED_PROFILES.items():
+            res = {}
+            for c in self.recs:
+                if c['kind'] == 'case' and c['profile'] == profile and c['policy'] == 'exclusive' and \
+                        c['program'].startswith('vm_selftest' if profile == 'vmtests' else 'upstream_suite'):
+                    key = c['name'] if profile == 'vmtests' else '%s: %s' % (c['program'], c['name'])
+                    res.setdefault(c['variant'], {})[key] = (c['result'].get('result', '?'), c)
+            mine = [v for v, p in runs if p == profile and v not in NO_SYSCTL]
+            if not mine or (not required and ('stock', profile) not in runs):
                 continue
-            for name in sorted(set(base) | set(res.get(v, {}))):
-                a, b = res.get(v, {}).get(name, 'did not run'), base.get(name, 'did not run')
-                self.cell(run, 'exclusive', '-', name, 'vm-selftest/unpatched',
-                          'pass' if a == b else 'fail',
-                          'exclusive %s, unpatched 6.1 %s' % (a, b))
+            base = res.get('stock')
+            for v in mine:
+                run = '%s-%s' % (v, profile)
+                if base is None:
+                    self.cell(run, 'exclusive', '-', '-', suite + '/unpatched', 'fail',
+                              'not compared with unpatched 6.1: no stock:%s results' % profile)
+                    continue
+                for key in sorted(set(base) | set(res.get(v, {}))):
+                    a = res.get(v, {}).get(key, ('did not run', None))
+                    b = base.get(key, ('did not run', None))
+                    claim = self.claim_61(profile, v, key, a[1] or b[1])
+                    rule = self.stock_rule(profile, key, b)
+                    if a[0] == b[0]:
+                        verdict, why = 'pass', 'exclusive %s, unpatched 6.1 %s' % (a[0], b[0])
+                    elif rule:
+                        verdict, why = 'skip', 'not compared: unpatched 6.1 skipped it (%s)' % rule['reason']
+                    else:
+                        verdict, why = 'fail', 'exclusive %s, unpatched 6.1 %s' % (a[0], b[0])
+                    if claim:
+                        why += '; %s claims: %s' % (claim['where'], claim['reason'])
+                    self.cell(run, 'exclusive', '-', key, suite + '/unpatched', verdict, why)
+
+    def claim_61(self, profile, variant, key, c):
+        """The row that calls a case's result 6.1's own, or None: on
+        upstream's suite an expected failure of every policy, or a skip
+        rule of every variant."""
+        if profile != 'upstream' or c is None:
+            return None
+        prog, name = key.split(': ', 1)
+        r = lookup(self.exp, 'upstream/' + c['result'].get('suite', '?'), name, variant, profile, 'exclusive',
+                   self.kernel)
+        if r and r['policy'] == '*':
+            return r
+        r = lookup(self.exp, 'skip', 'exclusive/%s' % key, variant, profile, 'exclusive', self.kernel)
+        return r if r and r['variant'] == '*' else None
+
+    def stock_rule(self, profile, key, b):
+        """The skip rule of unpatched 6.1's own that let it skip this case
+        (skips.tsv, variant stock), or None."""
+        if b[0] != 'skip' or profile != 'upstream':
+            return None
+        r = lookup(self.exp, 'skip', 'exclusive/%s' % key, 'stock', profile, 'exclusive', self.kernel)
+        return r if r and r['variant'] == 'stock' else None
 
     def case_skip(self, run, variant, profile, p, prog, c):
         name, why = c['name'], c.get('skip_reason', '')

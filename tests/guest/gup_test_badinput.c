@@ -110,9 +110,8 @@ int main(void)
 	unsigned long size = NPAGES * PAGE_SIZE;
 	struct pin_longterm_test args;
 	char *mem, *buf, *hole;
-	int fd, fd2, i;
+	int fd, fd2, i, ret;
 
-	tap_plan(32);
 	fd = gup_open();
 	if (pins_held() != 0)
 		bail("pins are held before the test: %lld", pins_held());
@@ -131,6 +130,25 @@ int main(void)
 	for (i = 0; i < NPAGES; i++)
 		memset(mem + i * PAGE_SIZE, 'a' + i, PAGE_SIZE);
 	memset(hole, 'h', 2 * PAGE_SIZE);
+
+	/*
+	 * Unpatched 6.1 (the stock kernel, which runs the upstream profile
+	 * too) has no PIN_LONGTERM_TEST_* ioctls: its gup_test answers a
+	 * START on a mapped page with EINVAL.  There is no ABI to test; the
+	 * host allows this skip on the stock kernel only
+	 * (tests/expect/skips.tsv), so a patched kernel that lost the ABI
+	 * still fails.
+	 */
+	ret = start(fd, mem, PAGE_SIZE, 0);
+	if (ret == -EINVAL) {
+		tap_plan(1);
+		tap_skip("no PIN_LONGTERM_TEST_* ioctls (unpatched 6.1; patches/0010 adds them)",
+			 "PIN_LONGTERM_TEST_* ABI");
+		return tap_exit();
+	}
+	tap_plan(32);
+	if (ret == 0 && xioctl(fd, PIN_LONGTERM_TEST_STOP, NULL))
+		bail("STOP after the probe's START");
 
 	/* 1. commands that do not exist, or with a wrong size in the number. */
 	expect(xioctl(fd, _IO('g', 10), NULL), EINVAL, "unknown command 'g' 10");

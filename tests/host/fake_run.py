@@ -20,6 +20,10 @@ A MUTATION reopens one hole ("A+B": two at once):
   vmfail=INVOCATION:RC   a selftest expected to fail exited with RC
   vmresult=INVOCATION:R  a selftest's result was R (on a kernel with the sysctl)
   upstream=NAME          an upstream cow case that ran under exclusive only
+  upresult=NAME:R        the upstream cow case NAME (added if need be) had
+                         result R under every policy
+  stockresult=NAME:R     on a kernel without the sysctl (stock, nocow), the
+                         upstream cow case NAME had result R
   needs=SCENARIO:FEATURE the cell was skipped with "needs FEATURE" (the
                          scenario table's skip, tests/guest/scn_backings.c)
   cmdline=WORDS          the host booted the run with WORDS (comma for
@@ -92,10 +96,19 @@ def main():
                         + ['a passing case']
                     if p == 'exclusive' and mut.get('upstream'):
                         names.append(mut['upstream'])
+                    forced = {}
+                    for k in ('upresult', 'stockresult'):
+                        if mut.get(k) and suite == 'cow' and \
+                                (k == 'upresult' or variant in judge.NO_SYSCTL):
+                            nm, res = mut[k].rsplit(':', 1)
+                            forced[nm] = res
+                            if nm not in names:
+                                names.append(nm)
                     for name in names:
                         r = judge.lookup(exp, 'upstream/' + suite, name, variant, profile, p, line)
+                        res = forced.get(name, 'fail' if r else 'pass')
                         body.append('# UPSTREAM-CASE suite=%s policy=%s result=%s expected=%s name=%s'
-                                    % (suite, p, 'fail' if r else 'pass', 'yes' if r else 'no', name))
+                                    % (suite, p, res, 'yes' if r else 'no', name))
                 else:
                     body += ['TAP version 13', '1..1']
                     body.append('ok 1 - %s # SKIP fake' % prog if prog == mut.get('skip')
