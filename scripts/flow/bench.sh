@@ -52,6 +52,8 @@
 #   BENCH_RUN          results directory (default results/bench-<date>-<id>)
 #   BENCH_NOBUILD=1    use the kernels and images as they are
 #   BENCH_POLICIES     the policies the cow kernel's boots run (all of them)
+#   BENCH_CMDLINE      kernel parameters added to every boot's command line
+#                      (e.g. "nosoftlockup": the detectors' effect on det figures)
 #   BENCH_INSN=B-S     (make bench-insn) det mode only: count the guest
 #                      instructions of every timed section of benchmark B at
 #                      S KiB by address with the QEMU plugin
@@ -155,6 +157,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "quick=${QUICK:-0}"
 	echo "policies_cow=${BENCH_POLICIES:-all}"
 	[ -z "${BENCH_INSN:-}" ] || echo "insn=$BENCH_INSN"
+	[ -z "${BENCH_CMDLINE:-}" ] || echo "cmdline_extra=$BENCH_CMDLINE"
 	# Seconds from the start to here: the builds (make images), or next to
 	# nothing when everything was built.
 	echo "build_s=$(($(now) - begin))"
@@ -226,7 +229,7 @@ boot() {
 		truncate -s 256M "$run/$_id-swap.img"
 		_disk="-drive file=$run/$_id-swap.img,if=virtio,format=raw"
 	fi
-	_cmd="$KERNEL_CMDLINE cowtest.groups=bench cowtest.policy=exclusive cowtest.timeout=$BENCH_TIMEOUT"
+	_cmd="$KERNEL_CMDLINE${BENCH_CMDLINE:+ $BENCH_CMDLINE} cowtest.groups=bench cowtest.policy=exclusive cowtest.timeout=$BENCH_TIMEOUT"
 	_cmd="$_cmd cowbench.rounds=$BENCH_ROUNDS cowbench.warmup=$BENCH_WARMUP cowbench.seed=$_seed"
 	_minops=$BENCH_MINOPS
 	if [ "$_mode" = det ]; then
