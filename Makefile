@@ -20,19 +20,21 @@ VARIANTS = cow nocow debug stock kasan
 TEST_VARIANTS ?= cow
 # pin, thp, pmem and swap: see qemu-profiles/ and driver/cowpin/.
 TEST_PROFILES ?= base pin thp pmem swap
-# Also: the debug kernel (DEBUG_VM, lockdep) on base and pin, the kernel
-# without CONFIG_COW_POLICY on base, and the cow_policy= boot parameter.
+# Also: the debug kernel (DEBUG_VM, lockdep) on base and pin, and on the
+# swap and THP scenario paths (swap, thp), the kernel without
+# CONFIG_COW_POLICY on base, and the cow_policy= boot parameter.
 # flip: the flip stress (tests/guest/flipstress.c, 25 s) on the normal and
 # the debug kernel.
-TEST_EXTRA    ?= debug:base debug:pin nocow:base cow:bootparam cow:flip debug:flip
+TEST_EXTRA    ?= debug:base debug:pin debug:swap debug:thp nocow:base cow:bootparam cow:flip debug:flip
 # upstream: upstream's cow.c and gup_longterm.c (linux-source-6.12, built
 # by scripts/build/upstream.sh) under every policy against tests/expect/upstream.tsv,
 # and on the unpatched 6.1 kernel: exclusive must match it case by case, so
-# that a failure or skip the expectations call 6.1's own is 6.1's.
+# that a failure or skip the expectations call 6.1's own is 6.1's; and on
+# the debug kernel (DEBUG_VM, lockdep), which must match it too.
 # vmtests: 6.1's own tools/testing/selftests/vm programs (scripts/build/vmtests.sh)
 # under every policy and on the unpatched 6.1 kernel (variant stock), against
 # tests/expect/vm-selftests.tsv; exclusive must match unpatched 6.1.
-TEST_UPSTREAM ?= cow:upstream stock:upstream cow:vmtests stock:vmtests
+TEST_UPSTREAM ?= cow:upstream debug:upstream stock:upstream cow:vmtests stock:vmtests
 TEST_MATRIX   ?= $(foreach v,$(TEST_VARIANTS),$(foreach p,$(TEST_PROFILES),$(v):$(p))) $(TEST_EXTRA) $(TEST_UPSTREAM)
 # Seconds per QEMU run; the runner's per-test timeout is TEST_TIMEOUT.
 TIMEOUT      ?= 600

@@ -191,11 +191,13 @@ def breaks(run, line, reasons):
 
 
 def upstream_row(run, line):
-    """{policy: cell} of upstream's cow.c and gup_longterm.c failures, on
-    the kernels with the sysctl (the unpatched kernel's run, which make
-    test compares with exclusive, would count twice under exclusive)."""
-    ups = [u for u in run['data'].get('upstream', []) if u.get('line', '6.1') == line and
-           u['run'].split('-', 1)[0] not in ('stock', 'nocow', 'base')]
+    """{policy: cell} of upstream's cow.c and gup_longterm.c failures, of
+    the cow kernel's run (make test also runs the suite on the debug
+    kernel and on the unpatched one, whose cases would count twice),
+    else of the kernels with the sysctl."""
+    ups = [u for u in run['data'].get('upstream', []) if u.get('line', '6.1') == line]
+    ups = [u for u in ups if u['run'].split('-', 1)[0] == 'cow'] or \
+        [u for u in ups if u['run'].split('-', 1)[0] not in ('stock', 'nocow', 'base')]
     if not ups:
         return None
     row = {}
