@@ -34,6 +34,10 @@
  *   vmsplice    seed 000 (CVE-2020-29374): a child vmsplice()s the pages
  *               into a pipe (FOLL_GET) and drops its mapping; the pipe
  *               must keep the old data ("ok"), not the parent's ("leak").
+ *   vmsplice-early  upstream cow.c's "vmsplice() before fork(), unmap in
+ *               parent after fork()": the parent vmsplice()s its pages,
+ *               forks and drops them; the child writes: "leak" when the
+ *               pipe reads the child's write, "ok" when it keeps 'o'.
  *   fork-write  a live child holds the pages as a snapshot; the parent
  *               reads then writes them: "reuse" or "copy" by the parent's
  *               pfns; "leak" when the child reads the parent's write;
@@ -59,6 +63,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -295,6 +300,73 @@ static void case_vmsplice(struct area *a, struct obs *o)
 	close(pfd[0]); close(pfd[1]);
 }
 
+/*
+ * vmsplice-early: upstream cow.c's "vmsplice() before fork(), unmap in
+ * parent after fork()".  The parent vmsplice()s its own (exclusive) pages,
+ * forks, unmaps them; the child, now their only mapper, writes.  A rule
+ * that reuses a page mapped once with a reference held elsewhere hands
+ * the child's write to the pipe ("leak"); "ok" when the pipe keeps 'o'.
+ */
+static void case_vmsplice_early(struct area *a, struct obs *o)
+{
+	struct iovec iov = { .iov_base = a->p, .iov_len = SPAN };
+	int go[2], back[2], pfd[2];
+	ssize_t got = 0, n;
+	pid_t pid;
+	char res;
+
+	if (pipe(pfd))
+		bail("pipe");
+	if (vmsplice(pfd[1], &iov, 1, 0) != (ssize_t)SPAN)
+		bail("vmsplice");
+	pid = fork_piped(go, back);
+	if (!pid) {
+		/* scn_pfn()'s descriptor is the parent's pagemap. */
+		int pm = open("/proc/self/pagemap", O_RDONLY);
+		uint64_t pfn[NPAGES], e;
+		struct vmstat scratch;
+		int same = 0;
+
+		scn_warm(&scratch);
+		for (int i = 0; i < NPAGES; i++) {
+			e = 0;
+			if (pread(pm, &e, 8, ((uintptr_t)a->p / PAGE_SIZE + i) * 8) != 8)
+				_exit(4);
+			pfn[i] = (e & PM_PRESENT) ? PM_PFN(e) : 0;
+		}
+		pipe_putc(back[1], 'r');
+		if (pipe_getc(go[0]) != 'g')
+			_exit(3);
+		memset(a->p, 'S', SPAN);	/* the child's secret */
+		for (int i = 0; i < NPAGES; i++)
+			same += pread(pm, &e, 8, ((uintptr_t)a->p / PAGE_SIZE + i) * 8) == 8 &&
+				(e & PM_PRESENT) && pfn[i] && PM_PFN(e) == pfn[i];
+		pipe_putc(back[1], same == NPAGES ? 'R' : same == 0 ? 'C' : 'm');
+		_exit(0);
+	}
+	if (pipe_getc(back[0]) != 'r')
+		bail("child not ready");
+	if (a->hugetlb ? munmap(a->p, a->len) : madvise(a->p, a->len, MADV_DONTNEED))
+		bail("unmap");
+	scn_warm(&o->before);
+	pipe_putc(go[1], 'g');
+	res = pipe_getc(back[0]);
+	vmstat_read(&o->after);
+	waitpid(pid, NULL, 0);
+	memset(pipebuf, 0, SPAN);
+	while (got < (ssize_t)SPAN && (n = read(pfd[0], pipebuf + got, SPAN - got)) > 0)
+		got += n;
+	o->outcome = got != (ssize_t)SPAN || res == 'm' || (res != 'R' && res != 'C') ? "error" :
+		     !scn_count_diff(pipebuf, 'S', SPAN) ? "leak" :
+		     !scn_count_diff(pipebuf, 'o', SPAN) ? "ok" : "error";
+	snprintf(o->detail, sizeof(o->detail), "pipe=%s child_write=%s",
+		 !scn_count_diff(pipebuf, 'S', SPAN) ? "secret" :
+		 !scn_count_diff(pipebuf, 'o', SPAN) ? "old" : "bad",
+		 res == 'R' ? "reuse" : res == 'C' ? "copy" : "bad");
+	close(go[0]); close(go[1]); close(back[0]); close(back[1]);
+	close(pfd[0]); close(pfd[1]);
+}
+
 /* fork-write and ro-pin: a live child's snapshot, the parent's write. */
 static void fork_and_write(struct area *a, struct obs *o, bool ro_pin)
 {
@@ -430,6 +502,7 @@ static const struct scase {
 	void (*run)(struct area *a, struct obs *o);
 } cases[] = {
 	{ "vmsplice", case_vmsplice },
+	{ "vmsplice-early", case_vmsplice_early },
 	{ "fork-write", case_fork_write },
 	{ "fork-partial", case_fork_partial },
 	{ "ro-pin", case_ro_pin },
