@@ -24,7 +24,11 @@
  *                   parent reused stays in the swap cache (the child's entry
  *                   keeps it there), a copy is not in it: reuse or copy is
  *                   read from KPF_SWAPCACHE of the parent's pages after the
- *                   write ("leak" when the child reads the write).
+ *                   write.  After a copy the child reads its pages ("leak"
+ *                   if it reads the write); after a reuse it exits without
+ *                   touching them: its swap PTEs refer to the parent's
+ *                   page, now PageAnonExclusive, and 6.1's do_swap_page()
+ *                   BUG()s on that (a read would find the write).
  *
  * Write faults on swap PTEs, decided when do_swap_page() swaps the page in:
  *
@@ -231,6 +235,8 @@ static void swapin_fork_alive(const char *name)
 		scn_warm(&scratch);
 		if (write(back[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
 			_exit(3);
+		if (c != 'g')
+			_exit(0);
 		c = scn_count_diff(mem, 'o', LEN) ? 'n' : 'o';
 		_exit(write(back[1], &c, 1) == 1 ? 0 : 3);
 	}
@@ -248,16 +254,22 @@ static void swapin_fork_alive(const char *name)
 
 		incache += pfn && (scn_kpageflags(pfn) & (1ULL << KPF_SWAPCACHE));
 	}
-	if (write(go[1], "g", 1) != 1 || read(back[0], &c, 1) != 1)
+	if (incache) {
+		/* Not to be read: see above. */
+		if (write(go[1], "x", 1) != 1)
+			bail("child");
+		c = 'x';
+	} else if (write(go[1], "g", 1) != 1 || read(back[0], &c, 1) != 1) {
 		c = '?';
+	}
 	waitpid(pid, NULL, 0);
 	outcome = good != NPAGES ? "lost-write" : c == 'n' ? "leak" :
-		  c != 'o' ? "error" : incache == 0 ? "copy" :
-		  incache == NPAGES ? "reuse" : "mixed";
+		  incache == NPAGES ? "reuse" : incache ? "mixed" :
+		  c != 'o' ? "error" : "copy";
 	scn_end(row, outcome, &before, &after,
 		"swapped_out=%d/%d written=%d/%d parent_in_swapcache=%d/%d child=%s",
 		out, NPAGES, good, NPAGES, incache, NPAGES,
-		c == 'o' ? "old" : c == 'n' ? "new" : "bad");
+		c == 'o' ? "old" : c == 'n' ? "new" : c == 'x' ? "not-read" : "bad");
 	close(go[0]); close(go[1]); close(back[0]); close(back[1]);
 	munmap(mem, LEN);
 }
