@@ -111,24 +111,36 @@ static void wait_writeback(void)
 	tap_diag("nr_writeback still %lld after 5 s", vmstat_get(&vs, "nr_writeback"));
 }
 
+/* NPAGES pages of 'o', every one paged out and written back; NULL (and a
+ * failed point) when the kernel kept some. */
+static char *swapped_out(const char *name)
+{
+	char *mem = map_anon_ptes(LEN, 'o');
+	int out = scn_page_out(mem, NPAGES);
+
+	if (out < NPAGES) {
+		scn_ok(false, "%s: only %d of %d pages swapped out", name, out, NPAGES);
+		munmap(mem, LEN);
+		return NULL;
+	}
+	wait_writeback();
+	return mem;
+}
+
 static void run(const char *name, enum kind k)
 {
 	const struct scn_row *row = scn_begin(name);
 	struct vmstat before, after;
 	uint64_t pfn[NPAGES];
-	int go[2], back[2], out = 0, same = 0, bad = 0, st[4] = { 0 };
+	int go[2], back[2], same = 0, bad = 0, st[4] = { 0 };
 	pid_t pid = -1;
 	char c = '?', *mem;
 
 	if (!row)
 		return;
-	mem = map_anon_ptes(LEN, 'o');
-	out = scn_page_out(mem, NPAGES);
-	if (out < NPAGES) {
-		scn_ok(false, "%s: only %d of %d pages swapped out", name, out, NPAGES);
+	mem = swapped_out(name);
+	if (!mem)
 		return;
-	}
-	wait_writeback();
 	scn_drain_lru();
 	if (k != EXCL) {
 		pid = fork_piped(go, back);
@@ -212,21 +224,16 @@ static void swapin_fork_alive(const char *name)
 {
 	const struct scn_row *row = scn_begin(name);
 	struct vmstat before, after;
-	int go[2], back[2], out, good, incache = 0;
+	int go[2], back[2], good, incache = 0;
 	pid_t pid;
 	char c = '?', *mem;
 	const char *outcome;
 
 	if (!row)
 		return;
-	mem = map_anon_ptes(LEN, 'o');
-	out = scn_page_out(mem, NPAGES);
-	if (out < NPAGES) {
-		scn_ok(false, "%s: only %d of %d pages swapped out", name, out, NPAGES);
-		munmap(mem, LEN);
+	mem = swapped_out(name);
+	if (!mem)
 		return;
-	}
-	wait_writeback();
 	pid = fork_piped(go, back);
 	if (!pid) {
 		struct vmstat scratch;
@@ -268,7 +275,7 @@ static void swapin_fork_alive(const char *name)
 		  c != 'o' ? "error" : "copy";
 	scn_end(row, outcome, &before, &after,
 		"swapped_out=%d/%d written=%d/%d parent_in_swapcache=%d/%d child=%s",
-		out, NPAGES, good, NPAGES, incache, NPAGES,
+		NPAGES, NPAGES, good, NPAGES, incache, NPAGES,
 		c == 'o' ? "old" : c == 'n' ? "new" : c == 'x' ? "not-read" : "bad");
 	close(go[0]); close(go[1]); close(back[0]); close(back[1]);
 	munmap(mem, LEN);
