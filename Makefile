@@ -2,15 +2,45 @@
 # copy-on-write reuse policy (/proc/sys/vm/cow_policy), built and tested in
 # QEMU. `make help` lists the targets. Long logic lives in scripts/*.sh.
 
-# ---- where things are (override on the command line) -------------------
-BUILD   ?= $(CURDIR)/build
-RESULTS ?= $(CURDIR)/results
-KTAR    ?= /usr/src/linux-source-6.1.tar.xz
-KSRC    ?= $(BUILD)/linux-source-6.1
-PATCHES ?= $(CURDIR)/patches
+# ---- the kernel line ----------------------------------------------------
+# KERNEL=6.1|6.12 selects the line: Debian's linux-source-<line> tarball,
+# its tree, the series patches/<line>/, the line's config fragments and its
+# test matrix. One set of scripts serves every line. make test runs every
+# line of TEST_KERNELS (scripts/flow/test.sh): both, or the one KERNEL
+# names on the command line.
+KERNELS = 6.1 6.12
+KERNEL ?= 6.1
+ifeq ($(filter $(KERNEL),$(KERNELS)),)
+$(error unknown KERNEL '$(KERNEL)'; valid: $(KERNELS))
+endif
+TEST_KERNELS ?= $(if $(filter command line,$(origin KERNEL)),$(KERNEL),$(KERNELS))
 
-# The Debian package version the patch series was last tested on.
-TESTED_DEBIAN_VERSION = 6.1.192-3
+# ---- where things are (override on the command line) -------------------
+# BUILD is the build directory of the line: the root for 6.1 (as before the
+# axis, so that its trees, objects and ccache hits stay where they are),
+# <root>/<line> for the others (build/6.12/: its own tree, stock tree,
+# stamps, objects, drivers, guest programs and images). BUILD_ROOT is the
+# root; a BUILD given on the command line is the root too, so that make
+# BUILD=/x KERNEL=6.12 builds in /x/6.12.
+ifeq ($(origin BUILD),command line)
+BUILD_ROOT := $(BUILD)
+else ifeq ($(origin BUILD_ROOT),undefined)
+BUILD_ROOT := $(or $(BUILD),$(CURDIR)/build)
+endif
+line_build = $(BUILD_ROOT)$(if $(filter-out 6.1,$(1)),/$(1))
+override BUILD := $(call line_build,$(KERNEL))
+RESULTS ?= $(CURDIR)/results
+KTAR    ?= /usr/src/linux-source-$(KERNEL).tar.xz
+KSRC    ?= $(BUILD)/linux-source-$(KERNEL)
+# Every line's tree, "6.1=DIR 6.12=DIR": make check runs each line's
+# checkpatch.pl on its series.
+LINE_TREES = $(foreach l,$(KERNELS),$(l)=$(if $(filter $(l),$(KERNEL)),$(KSRC),$(call line_build,$(l))/linux-source-$(l)))
+PATCHES ?= $(CURDIR)/patches/$(KERNEL)
+
+# The Debian package version the line's series was last tested on.
+TESTED_DEBIAN_VERSION_6.1  = 6.1.192-3
+TESTED_DEBIAN_VERSION_6.12 = 6.12.118-1~deb12u1
+TESTED_DEBIAN_VERSION = $(TESTED_DEBIAN_VERSION_$(KERNEL))
 
 # ---- what to build and run ----------------------------------------------
 VARIANT ?= cow
@@ -18,14 +48,16 @@ PROFILE ?= base
 POLICY  ?=
 VARIANTS = cow nocow debug stock kasan
 TEST_VARIANTS ?= cow
+# The matrix is per kernel line: TEST_PROFILES, TEST_EXTRA and TEST_UPSTREAM
+# default to the line's own (_6.1, _6.12 below).
 # pin, thp, pmem and swap: see qemu-profiles/ and driver/cowpin/.
-TEST_PROFILES ?= base pin thp pmem swap
+TEST_PROFILES_6.1 = base pin thp pmem swap
 # Also: the debug kernel (DEBUG_VM, lockdep) on base and pin, and on the
 # swap and THP scenario paths (swap, thp), the kernel without
 # CONFIG_COW_POLICY on base, and the cow_policy= boot parameter.
 # flip: the flip stress (tests/guest/flipstress.c, 25 s) on the normal and
 # the debug kernel.
-TEST_EXTRA    ?= debug:base debug:pin debug:swap debug:thp nocow:base cow:bootparam cow:flip debug:flip
+TEST_EXTRA_6.1 = debug:base debug:pin debug:swap debug:thp nocow:base cow:bootparam cow:flip debug:flip
 # upstream: upstream's cow.c and gup_longterm.c (linux-source-6.12, built
 # by scripts/build/upstream.sh) under every policy against tests/expect/upstream.tsv,
 # and on the unpatched 6.1 kernel: exclusive must match it case by case, so
@@ -34,8 +66,19 @@ TEST_EXTRA    ?= debug:base debug:pin debug:swap debug:thp nocow:base cow:bootpa
 # vmtests: 6.1's own tools/testing/selftests/vm programs (scripts/build/vmtests.sh)
 # under every policy and on the unpatched 6.1 kernel (variant stock), against
 # tests/expect/vm-selftests.tsv; exclusive must match unpatched 6.1.
-TEST_UPSTREAM ?= cow:upstream debug:upstream stock:upstream cow:vmtests stock:vmtests
-TEST_MATRIX   ?= $(foreach v,$(TEST_VARIANTS),$(foreach p,$(TEST_PROFILES),$(v):$(p))) $(TEST_EXTRA) $(TEST_UPSTREAM)
+TEST_UPSTREAM_6.1 = cow:upstream debug:upstream stock:upstream cow:vmtests stock:vmtests
+# The 6.12 line, to begin with: the series' kernel on the base and THP
+# paths, and 6.12's own cow.c and gup_longterm.c natively under every
+# policy and on unpatched 6.12 (exclusive must match it). Its scenario
+# rows, mTHP backings, the pin driver, swap and the flip stress on 6.12
+# come with their expectations (issue 29).
+TEST_PROFILES_6.12 = base thp
+TEST_EXTRA_6.12    =
+TEST_UPSTREAM_6.12 = cow:upstream stock:upstream
+TEST_PROFILES ?= $(TEST_PROFILES_$(KERNEL))
+TEST_EXTRA    ?= $(TEST_EXTRA_$(KERNEL))
+TEST_UPSTREAM ?= $(TEST_UPSTREAM_$(KERNEL))
+TEST_MATRIX   ?= $(strip $(foreach v,$(TEST_VARIANTS),$(foreach p,$(TEST_PROFILES),$(v):$(p))) $(TEST_EXTRA) $(TEST_UPSTREAM))
 # Seconds per QEMU run; the runner's per-test timeout is TEST_TIMEOUT.
 TIMEOUT      ?= 600
 TEST_TIMEOUT ?= 120
@@ -71,8 +114,13 @@ CHECKPATCH_IGNORE ?= UNKNOWN_COMMIT_ID,EMBEDDED_FILENAME
 # whose modules scripts/build/kconfig.sh turns off), then FRAGMENTS_BASE,
 # then the variant's own fragments. make bench-distro sets the first two to
 # Debian's configuration and configs/distro.config.
+# A line's own fragments (configs/<line>/) come after configs/lean.config,
+# only where the line differs: configs/6.12/lean.config turns off
+# SLUB_TINY, which 6.12's tinyconfig selects.
 KCONFIG_BASE   ?= tinyconfig
-FRAGMENTS_BASE ?= configs/lean.config
+FRAGMENTS_LINE_6.1  =
+FRAGMENTS_LINE_6.12 = configs/6.12/lean.config
+FRAGMENTS_BASE ?= $(strip configs/lean.config $(FRAGMENTS_LINE_$(KERNEL)))
 FRAGMENTS_stock = $(FRAGMENTS_BASE)
 FRAGMENTS_cow   = $(FRAGMENTS_BASE) configs/cow.config
 FRAGMENTS_nocow = $(FRAGMENTS_BASE) configs/nocow.config
@@ -95,14 +143,23 @@ $(foreach m,$(PATCHED_ALL),$(eval FRAGMENTS_$(m) = $(FRAGMENTS_$(call mutant_con
 patch_of = $(if $(filter $(ALTS_ALL),$(1)),benchmarks/variants,tests/mutants)/$(1).patch
 pdir_of  = $(BUILD)/$(if $(filter $(ALTS_ALL),$(1)),variants,mutants)/$(1)
 tree_id = $(if $(filter stock,$(1)),$(STAMPS)/stock-tree.id,$(if $(filter $(PATCHED_ALL),$(1)),$(call pdir_of,$(1))/tree.id,$(STAMPS)/tree.id))
-tree_of = $(if $(filter stock,$(1)),$(STOCK_TREE),$(if $(filter $(PATCHED_ALL),$(1)),$(call pdir_of,$(1))/linux-source-6.1,$(KSRC)))
+tree_of = $(if $(filter stock,$(1)),$(STOCK_TREE),$(if $(filter $(PATCHED_ALL),$(1)),$(call pdir_of,$(1))/$(notdir $(KSRC)),$(KSRC)))
 obj_of = $(if $(filter $(PATCHED_ALL),$(1)),$(call pdir_of,$(1))/obj-$(call mutant_config,$(1)),$(BUILD)/obj-$(1))
 TREE = $(call tree_of,$(VARIANT))
 OBJ  = $(call obj_of,$(VARIANT))
 PROFILES := $(sort $(patsubst qemu-profiles/%.profile,%,$(wildcard qemu-profiles/*.profile)))
 # Kernels whose images carry the cow_decisions systemtap module (make test's
 # trace and flip checks; see scripts/build/stap.sh for why not debug).
-STAP_VARIANTS ?= cow
+# Per line: Debian 12's systemtap 4.8 predates 6.12, so the 6.12 line's
+# images carry no module yet (its flip profile, whose stap_check needs one,
+# is not in its matrix).
+STAP_VARIANTS_6.1  = cow
+STAP_VARIANTS_6.12 =
+STAP_VARIANTS ?= $(STAP_VARIANTS_$(KERNEL))
+# The lines whose images carry the cowpin driver (driver/cowpin/): built
+# against the line's kernel, loaded by the pin feature.
+DRIVER_LINES ?= 6.1
+DRIVER_ID = $(if $(filter $(KERNEL),$(DRIVER_LINES)),$(BUILD)/driver/$(1)/driver.id)
 
 # One results directory per make invocation: results/<RUN_ID>/.
 ifeq ($(origin RUN_ID),undefined)
@@ -110,7 +167,7 @@ RUN_ID := $(shell date +%Y%m%d-%H%M%S)
 endif
 RDIR = $(RESULTS)/$(RUN_ID)
 
-export BUILD RESULTS KSRC PATCHES VARIANT PROFILE POLICY TIMEOUT TEST_TIMEOUT KCONFIG_BASE FRAGMENTS_BASE \
+export KERNEL TEST_KERNELS LINE_TREES BUILD BUILD_ROOT RESULTS KSRC PATCHES VARIANT PROFILE POLICY TIMEOUT TEST_TIMEOUT KCONFIG_BASE FRAGMENTS_BASE \
 	HARNESS_SELFTEST TEST_VARIANTS TEST_MATRIX CHECKPATCH_IGNORE RUN_ID
 
 # ---- names given on the command line: checked once, before any work ------
@@ -138,8 +195,8 @@ endif
 INTERNAL_TARGETS = help test-graph print-build-targets
 
 help:
-	@echo 'cow-policy targets:'
-	@echo '  make test        check, build everything, boot TEST_MATRIX ($(TEST_MATRIX)), summary'
+	@echo 'cow-policy targets (KERNEL=6.1|6.12 selects the kernel line; default 6.1; this is $(KERNEL)):'
+	@echo '  make test        check, build everything, boot each line of TEST_KERNELS ($(TEST_KERNELS)): its TEST_MATRIX ($(KERNEL): $(TEST_MATRIX)), summary'
 	@echo '  make bench [QUICK=1]   A/B COW microbenchmarks: policies x (cow, unpatched stock) -> results/bench-*/'
 	@echo '  make bench-report RUN=<dir>       re-render report.md, plots, summary from raw data'
 	@echo '  make bench-compare A=<dir> B=<dir>   every cell of run B against run A'
@@ -152,8 +209,8 @@ help:
 	@echo '  make test-mutants [MUTANTS="a b"]   broken series (tests/mutants/) must fail exactly their expected cells'
 	@echo '  make shell PROFILE=base POLICY=refcount [VARIANT=cow]   interactive guest'
 	@echo '  make deps        apt-get install what is missing'
-	@echo '  make tree        unpack the kernel, apply patches/series (branch cow-policy)'
-	@echo '  make export      tree commits base..cow-policy -> patches/ + series'
+	@echo '  make tree        unpack the kernel, apply patches/<KERNEL>/series (branch cow-policy) [KERNEL=6.1|6.12]'
+	@echo '  make export      tree commits base..cow-policy -> patches/<KERNEL>/ + series'
 	@echo '  make kernel [VARIANT=cow|nocow|debug|stock]'
 	@echo '  make driver [VARIANT=cow]   out-of-tree cowpin.ko -> $(BUILD)/driver/<variant>'
 	@echo '  make guest       static guest programs, upstream cow.c + gup_longterm.c, 6.1 vm selftests -> $(BUILD)/guest/bin'
@@ -195,7 +252,10 @@ GUEST_DIRS = $(addprefix $(CURDIR)/,tests/guest tests/guest/lib guest guest/adap
 GUEST_SRCS = $(wildcard $(addsuffix /*.c,$(GUEST_DIRS)) $(addsuffix /*.h,$(GUEST_DIRS)) $(CURDIR)/guest/adapters/*.sh)
 IMAGE_INPUTS = guest/init.sh $(wildcard qemu-profiles/features/*.setup tests/groups/*.list \
 	guest/groups/*.list tests/expect/*.tsv) scripts/build/initramfs.sh
-GUEST_IDS = $(STAMPS)/guest.id $(STAMPS)/upstream.id $(STAMPS)/vmtests.id
+# 6.1's own vm selftests (scripts/build/vmtests.sh) are the 6.1 line's;
+# 6.12's mm selftests are not built yet.
+VMTESTS_LINES = 6.1
+GUEST_IDS = $(STAMPS)/guest.id $(STAMPS)/upstream.id $(if $(filter $(KERNEL),$(VMTESTS_LINES)),$(STAMPS)/vmtests.id)
 UPSTREAM_TAR ?= /usr/src/linux-source-6.12.tar.xz
 status_of = $(RDIR)/$(subst :,-,$(1)).status
 TEST_STATUS = $(foreach vp,$(TEST_MATRIX),$(call status_of,$(vp)))
@@ -273,7 +333,7 @@ $(STAMPS)/vmtests.id: $(STAMPS)/vmtests.ran ;
 # always runs (phony); its recipe succeeds whatever the verdict, so that
 # make -k test runs every other run and the judge sees them all.
 define image_rules
-$(BUILD)/initramfs/$(1)-$(2).img: $(call obj_of,$(1))/kernel.id $(BUILD)/driver/$(1)/driver.id \
+$(BUILD)/initramfs/$(1)-$(2).img: $(call obj_of,$(1))/kernel.id $(call DRIVER_ID,$(1)) \
 		$(if $(filter $(1),$(STAP_VARIANTS)),$(BUILD)/stap/$(1)/stap.id) $(GUEST_IDS) \
 		$(wildcard $(BUILD)/stap/$(1)/*.ko) qemu-profiles/$(2).profile $(IMAGE_INPUTS)
 	@$$(LIB) run_stage "initramfs $(1)-$(2)" scripts/build/initramfs.sh $(1) $(2) $(call obj_of,$(1))
@@ -302,18 +362,26 @@ $(RDIR)/bench-insn.status: $(BUILD)/initramfs/cow-bench.img $(BUILD)/initramfs/s
 		record pass "bench-insn copy-64: plugin windows and counts agree with cowbench ($(RDIR)/bench-insn/insn.md)"; echo pass >$@; \
 	else record fail "bench-insn copy-64: $$(grep -E 'insn_report|FAILED' $(RDIR)/bench-insn.out | head -n 3 | tr '\n' ' ')"; echo fail >$@; fi
 
-test-graph: check test-bad-input $(TEST_STATUS) $(RDIR)/bench-quick.status $(RDIR)/bench-insn.status
+# make test's graph for one kernel line: the runs of the line's matrix;
+# make check and test-bad-input once, with the first line of TEST_KERNELS
+# (TEST_ONCE=yes, set by scripts/flow/test.sh; alone, make test-graph runs
+# them); bench QUICK=1 and bench-insn on the lines of TEST_BENCH_LINES
+# (6.1: the bench pipeline and cowpin are not on 6.12 yet).
+TEST_ONCE ?= yes
+TEST_BENCH_LINES ?= 6.1
+TEST_BENCH = $(if $(filter $(KERNEL),$(TEST_BENCH_LINES)),$(RDIR)/bench-quick.status $(RDIR)/bench-insn.status)
+test-graph: $(if $(TEST_ONCE),check test-bad-input) $(TEST_STATUS) $(TEST_BENCH)
 
 # The build stages of make test, "name=file" (scripts/flow/test.sh prints
 # "up to date" for those that are).
 TEST_VARIANTS_ALL = $(sort $(foreach vp,$(TEST_MATRIX),$(firstword $(subst :, ,$(vp)))))
 print-build-targets:
 	@echo tree=$(STAMPS)/tree.id guest_programs=$(STAMPS)/guest.id \
-		upstream_tests=$(STAMPS)/upstream.id vm_selftests=$(STAMPS)/vmtests.id \
+		upstream_tests=$(STAMPS)/upstream.id $(if $(filter $(KERNEL),$(VMTESTS_LINES)),vm_selftests=$(STAMPS)/vmtests.id) \
 		$(foreach v,$(TEST_VARIANTS_ALL),kernel_$(v)=$(BUILD)/obj-$(v)/kernel.id \
-			driver_$(v)=$(BUILD)/driver/$(v)/driver.id) \
+			$(if $(call DRIVER_ID,$(v)),driver_$(v)=$(call DRIVER_ID,$(v)))) \
 		$(foreach v,$(filter $(STAP_VARIANTS),$(TEST_VARIANTS_ALL)),stap_$(v)=$(BUILD)/stap/$(v)/stap.id) \
-		$(foreach vp,$(TEST_MATRIX) cow:bench stock:bench,initramfs_$(subst :,-,$(vp))=$(BUILD)/initramfs/$(subst :,-,$(vp)).img)
+		$(foreach vp,$(TEST_MATRIX) $(if $(TEST_BENCH),cow:bench stock:bench),initramfs_$(subst :,-,$(vp))=$(BUILD)/initramfs/$(subst :,-,$(vp)).img)
 
 # make print-obj-<variant>: that variant's object dir (scripts/flow/bench.sh).
 print-obj-%:
@@ -328,7 +396,7 @@ deps:
 	@scripts/build/deps.sh $(PACKAGES) $(EXTRA_PACKAGES)
 	@mkdir -p $(STAMPS) && touch $(DEPS_RAN)
 
-# make tree always re-checks the tree against patches/series.
+# make tree always re-checks the tree against the line's patches/<line>/series.
 tree: | $(DEPS_RAN)
 	@rm -f $(STAMPS)/tree.ran
 	@$(MAKE) --no-print-directory $(STAMPS)/tree.ran
@@ -396,13 +464,14 @@ report:
 # The series as an RFC to linux-mm (scripts/report/rfc.py): a cover letter
 # (docs/rfc-cover.txt, the patch organisation, the Findings and Performance
 # of the results model in digests/, the Debian version the series applies
-# to) and the patches of patches/series with "RFC PATCH" subjects, as git
-# format-patch --cover-letter --rfc writes them, into RFC_DIR. The sender:
+# to) and the patches of the line's series (patches/<line>/series; make rfc
+# KERNEL=6.12 for 6.12's) with "RFC PATCH" subjects, as git format-patch
+# --cover-letter --rfc writes them, into RFC_DIR. The sender:
 # FROM="Name <addr>", else git config user.name and user.email.
 RFC_DIR ?= $(BUILD)/rfc
 FROM ?=
 rfc:
-	@python3 scripts/report/rfc.py --patches $(PATCHES) --out $(RFC_DIR) --base $(TESTED_DEBIAN_VERSION) $(if $(FROM),--from "$(FROM)")
+	@python3 scripts/report/rfc.py --patches $(PATCHES) --out $(RFC_DIR) --base $(TESTED_DEBIAN_VERSION) --line $(KERNEL) $(if $(FROM),--from "$(FROM)")
 
 # Under make test, check waits for the tree: checkpatch and the copies kept
 # both here and in the tree need it (alone it skips those, naming why).

@@ -100,4 +100,6 @@ if [ -n "$dropped" ]; then
 	exit 1
 fi
 echo "$key" >"$stampf"
-stage "config $variant" "ok ($([ "$base" = tinyconfig ] || echo "${base##*/}, modules off, ")$(printf '%s\n' "$@" | sed 's|.*/||' | tr '\n' ' ')validated)" "$start"
+# The fragments by their names under configs/ (lean.config 6.12/lean.config
+# cow.config), so that a line's own fragment is told from the shared one.
+stage "config $variant" "ok ($([ "$base" = tinyconfig ] || echo "${base##*/}, modules off, ")$(printf '%s\n' "$@" | sed -e 's|^.*configs/||' -e t -e 's|^.*/||' | tr '\n' ' ')validated)" "$start"

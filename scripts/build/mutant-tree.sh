@@ -1,7 +1,7 @@
 #!/bin/sh
 # scripts/build/mutant-tree.sh KSRC DIR PATCH: the tree of one mutant
 # (tests/mutants/, make test-mutants): a worktree of KSRC at branch
-# cow-policy in DIR/linux-source-6.1 with PATCH applied on top, uncommitted.
+# cow-policy in DIR/<the tree's name> (linux-source-6.1) with PATCH applied on top, uncommitted.
 # DIR/tree.id names the patch and the branch, rewritten only when they
 # change (the Makefile's mutant tree stage).
 set -eu
@@ -9,7 +9,7 @@ set -eu
 ksrc=$1 dir=$2 patch=$3
 start=$(now)
 name=$(basename "$patch" .patch)
-wt="$dir/linux-source-6.1"
+wt="$dir/$(basename "$ksrc")"
 [ -d "$ksrc/.git" ] || die "mutant $name: no tree at $ksrc (run make tree)"
 git -C "$ksrc" rev-parse -q --verify cow-policy >/dev/null || die "mutant $name: no branch cow-policy in $ksrc (run make tree)"
 mkdir -p "$dir"

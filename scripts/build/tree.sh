@@ -1,7 +1,9 @@
 #!/bin/sh
 # scripts/build/tree.sh KTAR KSRC PATCHDIR TESTED_DEBIAN_VERSION [ID-FILE]
-# Unpack Debian's linux-source-6.1 into a git tree (tag "base") if absent,
-# then apply patches/series onto branch cow-policy with git am, no fuzz.
+# Unpack Debian's linux-source-<line> (KTAR, /usr/src/linux-source-6.1.tar.xz
+# or -6.12) into a git tree (tag "base") if absent, then apply
+# PATCHDIR/series (patches/<line>/) onto branch cow-policy with git am, no
+# fuzz.
 # ID-FILE (the Makefile's tree.id) gets the series hash and the tree's HEAD,
 # rewritten only when they change.
 set -eu
@@ -10,20 +12,22 @@ ktar=$1 ksrc=$2 patchdir=$3 tested=$4 idfile=${5:-}
 FORCE=${FORCE:-}
 GIT_IDENT="-c user.name=cow-policy -c user.email=cow-policy@localhost"
 
-installed=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true)
+# The package, and the tarball's top directory: linux-source-6.1, -6.12.
+pkg=$(basename "$ktar" .tar.xz)
+installed=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
 if [ -n "$installed" ] && [ "$installed" != "$tested" ]; then
-	echo "NOTICE: the series was last tested on Debian linux-source-6.1 $tested; installed is $installed"
+	echo "NOTICE: the series was last tested on Debian $pkg $tested; installed is $installed"
 fi
 
 # --- unpack -------------------------------------------------------------
 if [ ! -d "$ksrc/.git" ]; then
 	start=$(now)
-	[ -f "$ktar" ] || die "missing $ktar: run 'make deps' (package linux-source-6.1)"
+	[ -f "$ktar" ] || die "missing $ktar: run 'make deps' (package $pkg)"
 	[ ! -e "$ksrc" ] || die "$ksrc exists but is not a git tree; move it away"
 	tmp="$ksrc.unpack.$$"
 	rm -rf "$tmp" && mkdir -p "$tmp"
 	tar -xJf "$ktar" -C "$tmp"
-	mv "$tmp/linux-source-6.1" "$ksrc"
+	mv "$tmp/$pkg" "$ksrc"
 	rmdir "$tmp"
 	# Debian's .gitignore ends by ignoring everything; drop that block.
 	awk '/^# Debian packaging: ignore everything/ { exit } { print }' \
@@ -34,7 +38,7 @@ if [ ! -d "$ksrc/.git" ]; then
 		git init -q
 		git add -A
 		# shellcheck disable=SC2086
-		git $GIT_IDENT commit -q -m "Debian linux-source-6.1 ${installed:-unknown}"
+		git $GIT_IDENT commit -q -m "Debian $pkg ${installed:-unknown}"
 		git tag base
 	)
 	stage "unpack" "ok ($ksrc)" "$start"
@@ -47,7 +51,7 @@ patches=$(series_patches "$patchdir")
 npatches=0
 files=""
 for p in $patches; do
-	[ -f "$patchdir/$p" ] || die "patches/series lists $p but $patchdir/$p does not exist"
+	[ -f "$patchdir/$p" ] || die "$patchdir/series lists $p but $patchdir/$p does not exist"
 	files="$files $patchdir/$p"
 	npatches=$((npatches + 1))
 done

@@ -3,12 +3,14 @@
 #
 # Unpacks only what cow.c and gup_longterm.c need from Debian's
 # linux-source-6.12 (/usr/src/linux-source-6.12.tar.xz) into
-# $BUILD/upstream/src, installs the 6.1 tree's uapi headers into
+# $BUILD/upstream/src, installs the KSRC tree's uapi headers (6.1's; on the
+# 6.12 line 6.12's own, so the tests build natively there) into
 # $BUILD/upstream/usr, and builds both tests UNMODIFIED and statically (with
 # liburing, so the io_uring cases run) into $BUILD/guest/bin as upstream_cow
 # and upstream_gup_longterm. The only additions are build shims from
 # tests/upstream/: a generated local_config.h and shim.h (definitions that
-# 6.1's uapi headers lack), given with -include. Nothing of upstream's code
+# 6.1's uapi headers lack, each under #ifndef: on 6.12 it adds nothing),
+# given with -include. Nothing of upstream's code
 # is kept in the repository.
 set -eu
 . "$(dirname "$0")/../lib.sh"
@@ -38,7 +40,7 @@ if [ "$(cat "$src/.stamp" 2>/dev/null)" != "$key" ]; then
 	echo "$key" >"$src/.stamp"
 fi
 
-# 2. the 6.1 tree's uapi headers (redone when the tree's HEAD moves).
+# 2. the tree's uapi headers (redone when the tree's HEAD moves).
 uapi_headers "$ksrc" "$dir"
 
 # 3. build shims: local_config.h as upstream's check_config.sh would write it.
@@ -64,4 +66,4 @@ for t in cow gup_longterm; do
 		exit 1
 	fi
 done
-stage "upstream tests" "ok (cow, gup_longterm of linux-source-6.12 against 6.1 uapi, liburing; $out/upstream_*)" "$start"
+stage "upstream tests" "ok (cow, gup_longterm of linux-source-6.12 against $(basename "$ksrc") uapi, liburing; $out/upstream_*)" "$start"

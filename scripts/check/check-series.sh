@@ -1,8 +1,10 @@
 #!/bin/sh
 # scripts/check/check-series.sh KSRC PATCHDIR BUILD
-# Bisectability: apply patches/series one patch at a time onto "base" in a
-# separate worktree and build bzImage after each, with CONFIG_COW_POLICY=y
-# (configs/cow.config) and =n (configs/nocow.config) on the lean config.
+# Bisectability: apply PATCHDIR/series (patches/<line>/series) one patch at
+# a time onto "base" in a separate worktree and build bzImage after each,
+# with CONFIG_COW_POLICY=y (configs/cow.config) and =n (configs/nocow.config)
+# on the line's lean config (FRAGMENTS_BASE: configs/lean.config and the
+# line's own, from the Makefile).
 # Object dirs are kept per setting, so each step rebuilds what changed
 # (through ccache).  Prints one TAP-like line per (prefix, setting) and ends
 # with "N passed, N failed".  Slow: expect about 40 minutes on 2 cores.
@@ -43,8 +45,9 @@ for p in $(series_patches "$patchdir"); do
 	for setting in cow nocow; do
 		start=$(now)
 		obj="$build/obj-series-${QUICK:+quick-}$setting"
+		# shellcheck disable=SC2046 # one fragment per word
 		if ! sh "$top/scripts/build/kconfig.sh" "series-$setting" "$wt" "$obj" \
-			"$top/configs/pending.txt" "$top/configs/lean.config" \
+			"$top/configs/pending.txt" $(for f in ${FRAGMENTS_BASE:-configs/lean.config}; do case $f in /*) echo "$f" ;; *) echo "$top/$f" ;; esac; done) \
 			"$top/configs/$setting.config" >/dev/null; then
 			echo "not ok - $k $p ($setting): config failed, see $obj/config.log"
 			fail=$((fail + 1))

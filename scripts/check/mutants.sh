@@ -35,7 +35,7 @@ mkdir -p "$out"
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "command=make test-mutants${*:+ MUTANTS=\"$*\"}"
 	echo "project_commit=$(git rev-parse HEAD 2>/dev/null || echo none)$(git diff --quiet HEAD 2>/dev/null || echo '+dirty')"
-	echo "series_sha256=$(series_sha256 "${PATCHES:-$top/patches}")"
+	echo "series_sha256=$(series_sha256 "${PATCHES:-$top/patches/${KERNEL:-6.1}}")"
 } >"$out/meta.env"
 TIMEOUT=${MUTANT_TIMEOUT:-300}
 TEST_TIMEOUT=${MUTANT_TEST_TIMEOUT:-60}

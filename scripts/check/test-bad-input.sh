@@ -3,7 +3,7 @@
 # input must fail, fast, with an error naming what is wrong. Host only; the
 # one QEMU start uses a garbage kernel image, so nothing boots. Each case:
 # the command must exit non-zero and its output must match a pattern.
-#   unknown profile / policy / variant (make run, make kernel, make driver),
+#   unknown profile / policy / variant / kernel line (make run, make kernel, make driver),
 #   benchmark variant (make bench BENCH_COW=), starting configuration
 #   (KCONFIG_BASE)
 #   a missing package (scripts/build/deps.sh, with a stand-in apt-get that knows
@@ -65,6 +65,10 @@ expect "unknown variant (make kernel)" "unknown VARIANT 'cowz'" \
 	m kernel VARIANT=cowz SKIP_TREE=1
 expect "unknown variant (make driver)" "unknown VARIANT 'cowz'" \
 	m driver VARIANT=cowz
+expect "unknown kernel line (make kernel)" "unknown KERNEL '6.2'; valid: 6.1 6.12" \
+	m kernel KERNEL=6.2
+expect "unknown kernel line (make run)" "unknown KERNEL 'v6.12'; valid: 6.1 6.12" \
+	m run KERNEL=v6.12
 expect "unknown benchmark variant (make bench)" "BENCH_COW='nosuch' is not a benchmark variant .*statickey" \
 	m bench BENCH_COW=nosuch BENCH_NOBUILD=1 BENCH_RUN="$tmp/bench-nosuch"
 [ ! -e "$tmp/bench-nosuch" ] || { echo "not ok - unknown benchmark variant: it made $tmp/bench-nosuch"; fail=$((fail + 1)); }
@@ -134,7 +138,7 @@ else
 fi
 mkp "$tmp/missing"
 echo 0002-not-there.patch >>"$tmp/missing/series"
-expect "series names a missing patch" "patches/series lists 0002-not-there.patch but .* does not exist" \
+expect "series names a missing patch" "/series lists 0002-not-there.patch but .* does not exist" \
 	env FORCE=1 scripts/build/tree.sh /nonexistent.tar.xz "$ks" "$tmp/missing" 0
 mkp "$tmp/corrupt"
 # corrupt the hunk: a context line without its leading space, a bad count

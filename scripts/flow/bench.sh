@@ -67,7 +67,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 MAKE=${MAKE:-make}
 begin=$(now)
-: "${BUILD:=$top/build}" "${RESULTS:=$top/results}" "${PATCHES:=$top/patches}"
+: "${BUILD:=$top/build}" "${RESULTS:=$top/results}" "${PATCHES:=$top/patches/${KERNEL:-6.1}}"
 export BUILD RESULTS PATCHES
 
 # BENCH_INSN: one det boot of cow (policy exclusive unless BENCH_POLICIES

@@ -34,7 +34,7 @@ obj=$("$MAKE" -s --no-print-directory print-obj-"$v")
 	echo "date=$started"
 	echo "command=make soak DURATION=$dur VARIANT=$v"
 	echo "project_commit=$commit"
-	echo "series_sha256=$(series_sha256 "${PATCHES:-patches}")"
+	echo "series_sha256=$(series_sha256 "${PATCHES:-patches/${KERNEL:-6.1}}")"
 	echo "kernel_$v=$(kernel_release "$obj" 2>/dev/null || echo unknown)"
 	echo "accel=$(cat "$rdir/accel.txt" 2>/dev/null || echo unknown)"
 	echo "minutes=$dur"
