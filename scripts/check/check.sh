@@ -6,8 +6,14 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
-KSRC=${KSRC:-$top/build/linux-source-6.1}
-PATCHES=${PATCHES:-$top/patches}
+# The kernel lines and each one's tree, "6.1=DIR 6.12=DIR" (the Makefile's
+# LINE_TREES). The series of every line are checked (5, 7); the other
+# checks that read a tree read 6.1's (KSRC below), whatever KERNEL is.
+LINE_TREES=${LINE_TREES:-6.1=${KSRC:-$top/build/linux-source-6.1}}
+line_tree() { # LINE: that line's tree
+	for _lt in $LINE_TREES; do [ "${_lt%%=*}" != "$1" ] || { echo "${_lt#*=}"; return; }; done
+}
+KSRC=$(line_tree 6.1)
 start=$(now)
 pass=0 fail=0 skip=0
 ok() { pass=$((pass + 1)); echo "ok - $1"; record pass "check: $1"; }
@@ -124,20 +130,34 @@ for f in tests/guest/*.c guest/*.c benchmarks/*.c; do
 	if gcc -fsyntax-only -O2 -Wall -Wextra -Werror $inc "$f" >"$tmp" 2>&1; then ok "compile $f"; else notok "compile $f" "$(head -n 3 "$tmp")"; fi
 done
 
-# 5. patches/series: every listed patch exists, every patch is listed.
-if [ ! -d "$PATCHES" ]; then
-	skip "patches/series consistent" "no patches/ directory yet"
-else
+# 5. Every kernel line's series, patches/<line>/series: it exists, every
+# listed patch exists, every patch of the directory is listed; and nothing
+# lies in patches/ outside a line's directory (a patch there would belong
+# to no series).
+for lt in $LINE_TREES; do
+	l=${lt%%=*} pd=patches/${lt%%=*}
+	if [ ! -f "$pd/series" ]; then
+		notok "$pd/series consistent" "kernel line $l has no $pd/series"
+		continue
+	fi
 	why=""
-	listed=$(series_patches "$PATCHES")
-	for p in $listed; do [ -f "$PATCHES/$p" ] || why="$why missing:$p"; done
-	for f in "$PATCHES"/*.patch "$PATCHES"/*.diff; do
+	listed=$(series_patches "$pd")
+	[ -n "$listed" ] || why=" lists no patch"
+	for p in $listed; do [ -f "$pd/$p" ] || why="$why missing:$p"; done
+	for f in "$pd"/*.patch "$pd"/*.diff; do
 		[ -f "$f" ] || continue
 		b=$(basename "$f")
 		printf '%s\n' "$listed" | grep -qxF "$b" || why="$why unlisted:$b"
 	done
-	if [ -n "$why" ]; then notok "patches/series consistent" "$why"; else ok "patches/series consistent ($(printf '%s\n' "$listed" | grep -c .) patches)"; fi
-fi
+	if [ -n "$why" ]; then notok "$pd/series consistent" "$why"; else ok "$pd/series consistent ($(printf '%s\n' "$listed" | grep -c .) patches)"; fi
+done
+loose=$(find patches -mindepth 1 -maxdepth 1 ! -type d -printf '%f ' 2>/dev/null)
+for d in patches/*/; do
+	d=${d%/}
+	case " $LINE_TREES" in *" ${d#patches/}="*) ;; *) loose="$loose${d#patches/}/ " ;; esac
+done
+if [ -n "$loose" ]; then notok "patches/ holds only the lines' series" "not in a kernel line's directory: $loose"
+else ok "patches/ holds only the lines' series ($(echo "$LINE_TREES" | sed 's/=[^ ]*//g'))"; fi
 
 # 6. files kept both here and in the tree must be identical.
 same() { # NAME OURS TREEFILE
@@ -150,13 +170,16 @@ same "Kconfig.cow == tree mm/Kconfig.cow" Kconfig.cow "$KSRC/mm/Kconfig.cow"
 same "sysctl doc == tree Documentation" sysctl-docs/cow_policy.rst \
 	"$KSRC/Documentation/admin-guide/sysctl/cow_policy.rst"
 
-# 7. checkpatch --strict on every listed patch.
+# 7. checkpatch --strict on every listed patch of every line, with the
+# line's own checkpatch.pl (the tree of that line).
+for lt in $LINE_TREES; do
+pd=patches/${lt%%=*} ltree=${lt#*=}
 plist=""
-for p in $(series_patches "$PATCHES"); do [ -f "$PATCHES/$p" ] && plist="$plist $PATCHES/$p"; done
+for p in $(series_patches "$pd"); do [ -f "$pd/$p" ] && plist="$plist $top/$pd/$p"; done
 if [ -z "$plist" ]; then
-	skip "checkpatch --strict" "no patches in patches/series"
-elif [ ! -x "$KSRC/scripts/checkpatch.pl" ]; then
-	skip "checkpatch --strict" "no kernel tree at $KSRC (run make tree)"
+	skip "checkpatch --strict $pd" "no patches in $pd/series"
+elif [ ! -x "$ltree/scripts/checkpatch.pl" ]; then
+	skip "checkpatch --strict $pd" "no kernel tree at $ltree (run make tree KERNEL=${lt%%=*})"
 else
 	# As a reviewer runs it on a mailed series: --no-tree, from a directory
 	# outside any git tree, so that checkpatch checks the form of every
@@ -165,17 +188,18 @@ else
 	for p in $plist; do
 		# PATH: checkpatch's spdxcheck.py wants Debian's python3 (python3-ply),
 		# not another python3 that may come first in PATH.
-		if (cd "$cpdir" && PATH=/usr/bin:$PATH perl "$KSRC/scripts/checkpatch.pl" --no-tree \
+		if (cd "$cpdir" && PATH=/usr/bin:$PATH perl "$ltree/scripts/checkpatch.pl" --no-tree \
 			--strict -q --no-summary \
 			--ignore "${CHECKPATCH_IGNORE:-UNKNOWN_COMMIT_ID,EMBEDDED_FILENAME}" "$p") >"$tmp" 2>&1; then
-			ok "checkpatch --strict $(basename "$p")"
+			ok "checkpatch --strict $pd/$(basename "$p")"
 		else
-			notok "checkpatch --strict $(basename "$p")" "$(grep -c -E '^(ERROR|WARNING|CHECK):' "$tmp") findings"
+			notok "checkpatch --strict $pd/$(basename "$p")" "$(grep -c -E '^(ERROR|WARNING|CHECK):' "$tmp") findings"
 			sed 's/^/    /' "$tmp"
 		fi
 	done
 	rmdir "$cpdir"
 fi
+done
 
 # 7b. checkpatch --strict -f on the cowpin driver's sources.
 if [ ! -x "$KSRC/scripts/checkpatch.pl" ]; then
@@ -798,7 +822,7 @@ rm -rf "$rm_"
 # others; the manifest has one line of five fields per run.
 sg=$(mktemp -d)
 mkdir -p "$sg/patches" "$sg/build/stamps" "$sg/build/guest/bin"
-cp patches/* "$sg/patches/"
+cp patches/6.1/* "$sg/patches/"
 for v in cow nocow debug stock; do
 	mkdir -p "$sg/build/obj-$v" "$sg/build/driver/$v" "$sg/build/stap/$v"
 	touch "$sg/build/obj-$v/.kernel.ran" "$sg/build/obj-$v/kernel.id" \
