@@ -19,10 +19,12 @@ stage() {
 }
 
 # record pass|fail|skip NAME: one counted test for the summary line of
-# make test (only when $COWTEST_COUNTS is set).
+# make test (only when $COWTEST_COUNTS is set). While make test runs a
+# further kernel line (COWTEST_LINE, scripts/flow/test.sh), NAME says
+# "<line>: " first.
 record() {
 	if [ -n "${COWTEST_COUNTS:-}" ]; then
-		printf '%s %s\n' "$1" "$2" >>"$COWTEST_COUNTS"
+		printf '%s %s%s\n' "$1" "${COWTEST_LINE:+$COWTEST_LINE: }" "$2" >>"$COWTEST_COUNTS"
 	fi
 }
 
@@ -124,7 +126,7 @@ uapi_headers() {
 # profile, no kernel, an early error) is counted as failed here, by name.
 run_counted() {
 	"${MAKE:-make}" --no-print-directory run VARIANT="$1" PROFILE="$2" || true
-	grep -q -E "^(pass|fail) run $1-$2\$" "$COWTEST_COUNTS" ||
+	grep -q -E "^(pass|fail) ${COWTEST_LINE:+$COWTEST_LINE: }run $1-$2\$" "$COWTEST_COUNTS" ||
 		record fail "run $1-$2 (no result: the run did not start or died early)"
 }
 
