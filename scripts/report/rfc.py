@@ -2,11 +2,11 @@
 """scripts/report/rfc.py: the series as an RFC to linux-mm (make rfc).
 
   rfc.py [--patches DIR] [--digests DIR] [--out DIR] [--from "Name <addr>"]
-         [--base VERSION] [--to ADDR] [--cc ADDR]... [--intro FILE]
+         [--base VERSION] [--to ADDR] [--cc ADDR]... [--intro FILE] [--line 6.1|6.12]
 
 Writes OUT (default build/rfc/) as git format-patch --cover-letter --rfc
 would: 0000-cover-letter.patch and one file per patch of DIR/series
-(default patches/), each an mbox message whose subject says "[RFC PATCH
+(default patches/<line>/, --line: 6.1), each an mbox message whose subject says "[RFC PATCH
 n/N]". The patches are DIR's own format-patch files, so no kernel tree
 is needed: their subjects get "RFC", their From: becomes the sender
 (--from, else $FROM, else git config user.name and user.email; an
@@ -22,7 +22,7 @@ series' cover letter:
                                   committed digests/, cowresults.findings),
                                   with the machine, the method and the
                                   sign convention
-  Base:                           the Debian linux-source-6.1 version the
+  Base:                           the Debian linux-source-<line> version the
                                   series applies to (--base, the Makefile's
                                   TESTED_DEBIAN_VERSION)
   shortlog, diffstat              from the patches
@@ -174,7 +174,7 @@ def machine(f):
         g['host_cpus'], g['host_cpu'], g['qemu'], b['data'].get('kconfig') or g['kconfig'], b['accel']))
 
 
-def cover(patches, frm, base, intro, to, cc, f, date):
+def cover(patches, frm, base, intro, to, cc, f, date, line='6.1'):
     n = len(patches)
     lines = intro.rstrip('\n').split('\n')
     title, body = lines[0].strip(), lines[1:]
@@ -212,8 +212,8 @@ def cover(patches, frm, base, intro, to, cc, f, date):
               'unpatched kernel\'s figure; positive is slower (more instructions).')
     L += ['']
     L += txt[cut:]
-    L += wrap('Base: Debian linux-source-6.1 %s, the tree of the Debian source package (no '
-              'upstream commit is its base).' % base) + ['']
+    L += wrap('Base: Debian linux-source-%s %s, the tree of the Debian source package (no '
+              'upstream commit is its base).' % (line, base)) + ['']
     authors = {}
     for _, _, msg in patches:
         a = re.sub(r'\s*<[^>]*>', '', re.sub(r'\s+', ' ', str(msg['From']))).strip()
@@ -230,7 +230,7 @@ def cover(patches, frm, base, intro, to, cc, f, date):
 
 def main(argv):
     ap = argparse.ArgumentParser(description='the series as an RFC to linux-mm')
-    ap.add_argument('--patches', default=os.path.join(TOP, 'patches'))
+    ap.add_argument('--patches', default=None, help='the series (default patches/<line>/)')
     ap.add_argument('--digests', default=os.path.join(TOP, 'digests'))
     ap.add_argument('--out', default=os.path.join(TOP, 'build', 'rfc'))
     ap.add_argument('--from', dest='frm', default='')
@@ -242,19 +242,20 @@ def main(argv):
     a = ap.parse_args(argv)
     try:
         if not a.base:
-            raise BadInput('no --base: the Debian linux-source-6.1 version the series applies to '
+            raise BadInput('no --base: the Debian linux-source-%s version the series applies to ' % a.line +
                            '(TESTED_DEBIAN_VERSION in the Makefile)')
         frm = sender(a.frm)
+        a.patches = a.patches or os.path.join(TOP, 'patches', a.line)
         patches = read_patches(a.patches)
         try:
             intro = open(a.intro, encoding='utf-8').read()
         except OSError as e:
             raise BadInput('%s: %s' % (a.intro, e.strerror))
         runs = store.load_all(a.digests)
-        f = findmod.build(list(runs.values()), seriesmod.current(pdir=a.patches), a.line)
+        f = findmod.build(list(runs.values()), seriesmod.current(pdir=a.patches, line=a.line), a.line)
         date = str(patches[-1][2]['Date'] or 'Thu, 1 Jan 1970 00:00:00 +0000')
         n = len(patches)
-        files = [('0000-cover-letter.patch', cover(patches, frm, a.base, intro, a.to, a.cc, f, date))]
+        files = [('0000-cover-letter.patch', cover(patches, frm, a.base, intro, a.to, a.cc, f, date, a.line))]
         for i, (name, text, msg) in enumerate(patches, 1):
             files.append((name, rewrite(text, msg, i, n, frm)))
         # Each file must parse as one mbox message.
@@ -279,8 +280,8 @@ def main(argv):
     except BadInput as e:
         print('rfc: error: %s' % e, file=sys.stderr)
         return 2
-    print('rfc: %s: %d files (cover letter and %d patches), from %s, base Debian linux-source-6.1 %s'
-          % (a.out, len(files), n, frm, a.base))
+    print('rfc: %s: %d files (cover letter and %d patches), from %s, base Debian linux-source-%s %s'
+          % (a.out, len(files), n, frm, a.line, a.base))
     return 0
 
 

@@ -92,7 +92,9 @@ def load(d, repo=seriesmod.TOP):
     run['dir'] = os.path.abspath(d)
     run['schema'] = SCHEMA
     env = read_env(os.path.join(d, 'meta.env'))
-    run['series'] = seriesmod.identity(env, run['commit'], repo)
+    # A run's series is its kernel line's (one line per run directory).
+    run['series'] = seriesmod.identity(env, run['commit'], repo,
+                                       (run.get('lines') or [seriesmod.LINE_DEFAULT])[0])
     return run
 
 
@@ -640,7 +642,8 @@ def from_section(lines, repo=seriesmod.TOP):
     else:
         tabs = tables_under(text, r'### ')
         run['verdict'] = '%s, %d rows' % (cmd[5:], len(tabs[0][1]) - 2) if tabs else cmd[5:]
-    run['series'] = seriesmod.identity({}, run['commit'], repo)
+    run['series'] = seriesmod.identity({}, run['commit'], repo,
+                                       (run.get('lines') or [seriesmod.LINE_DEFAULT])[0])
     return run
 
 

@@ -1,15 +1,18 @@
 """cowresults.series: the identity of a patch series.
 
-The identity of the series a run tested is the sha256 over patches/series
-and the patches it lists, in order, each as its name, a newline and its
-bytes (scripts/lib.sh's series_sha256 computes the same in the shell).
-Names, not paths: two clones of one series agree. A run records it in its
-meta.env as series_sha256 (make test, make bench, make bench-insn, make
-test-mutants from this version on); for an older run it is derived with git
-from the run's commit (project_commit, or the commit its mutants.md
-names): the files of patches/ at that commit. Either way the model also
-names the commit that last changed patches/ before the run's commit, which
-is what people read ("the series of 3fd9187").
+The identity of the series a run tested is the sha256 over its series
+file and the patches it lists, in order, each as its name, a newline and
+its bytes (scripts/lib.sh's series_sha256 computes the same in the shell).
+Names, not paths: two clones of one series agree, and moving the 6.1
+series from patches/ to patches/6.1/ left its identity as it was. Each
+kernel line has its own series, patches/<line>/ (patches/ itself for 6.1
+before the kernel axis). A run records it in its meta.env as series_sha256
+(make test, make bench, make bench-insn, make test-mutants from this
+version on); for an older run it is derived with git from the run's commit
+(project_commit, or the commit its mutants.md names): the files of the
+line's series at that commit. Either way the model also names the commit
+that last changed the line's series before the run's commit, which is what
+people read ("the series of 3fd9187").
 
   python3 scripts/report/cowresults/series.py PATCHES_DIR   prints the sha256
 """
@@ -69,35 +72,49 @@ def _git(repo, *args, binary=False):
 
 
 _CACHE = {}
+LINE_DEFAULT = '6.1'
 
 
-def at_commit(commit, repo=TOP):
-    """{sha256, changed_by} of patches/ at COMMIT of REPO's history, or None
-    when git does not know the commit."""
+def line_dirs(line):
+    """Where a line's series is in the repository, newest layout first:
+    patches/<line>/, and for 6.1 also patches/ (before the kernel axis)."""
+    return ['patches/%s' % line] + (['patches'] if line == LINE_DEFAULT else [])
+
+
+def at_commit(commit, repo=TOP, line=LINE_DEFAULT):
+    """{sha256, changed_by} of the line's series at COMMIT of REPO's
+    history, or None when git does not know the commit or it has no series
+    of that line."""
     commit = (commit or '').split('+', 1)[0]
     if not re.match(r'^[0-9a-f]{7,40}$', commit):
         return None
-    if (repo, commit) in _CACHE:
-        return _CACHE[(repo, commit)]
+    if (repo, commit, line) in _CACHE:
+        return _CACHE[(repo, commit, line)]
     out = None
     full = _git(repo, 'rev-parse', '--verify', '-q', commit + '^{commit}')
-    if full:
-        series = _git(repo, 'show', '%s:patches/series' % full, binary=True)
-        if series is not None:
-            items = [('series', series)]
-            for n in listed(series.decode('utf-8', 'replace')):
-                items.append((n, _git(repo, 'show', '%s:patches/%s' % (full, n), binary=True)))
-            out = {'sha256': _sha(items), 'commit': full,
-                   'changed_by': _git(repo, 'log', '-1', '--format=%H', full, '--', 'patches/') or ''}
-    _CACHE[(repo, commit)] = out
+    for d in line_dirs(line) if full else []:
+        series = _git(repo, 'show', '%s:%s/series' % (full, d), binary=True)
+        if series is None:
+            continue
+        items = [('series', series)]
+        for n in listed(series.decode('utf-8', 'replace')):
+            items.append((n, _git(repo, 'show', '%s:%s/%s' % (full, d, n), binary=True)))
+        # The last change of the series' own files: for patches/ (the old
+        # layout), not the 6.12 series that later lived beside it.
+        files = ['%s/series' % d] + ['%s/%s' % (d, n) for n in listed(series.decode('utf-8', 'replace'))]
+        out = {'sha256': _sha(items), 'commit': full,
+               'changed_by': _git(repo, 'log', '-1', '--format=%H', full, '--', *files) or ''}
+        break
+    _CACHE[(repo, commit, line)] = out
     return out
 
 
-def identity(env, commit, repo=TOP):
-    """The series of a run: {sha256, changed_by, source}; source says how
-    it is known: 'recorded' (series_sha256 in its meta.env), 'git' (derived
-    from its commit), or 'unknown' (sha256 empty)."""
-    g = at_commit(commit, repo)
+def identity(env, commit, repo=TOP, line=LINE_DEFAULT):
+    """The series of a run of kernel line LINE: {sha256, changed_by,
+    source}; source says how it is known: 'recorded' (series_sha256 in its
+    meta.env), 'git' (derived from its commit), or 'unknown' (sha256
+    empty)."""
+    g = at_commit(commit, repo, line)
     rec = env.get('series_sha256', '')
     dirty = '+dirty' in (commit or '')
     if rec:
@@ -108,14 +125,14 @@ def identity(env, commit, repo=TOP):
     return {'sha256': '', 'changed_by': '', 'source': 'unknown'}
 
 
-def current(repo=TOP, pdir=None):
-    """The series this checkout would test: patches/ as it is, and the commit
-    that last changed patches/ (with ' (+ uncommitted changes)' when the
-    files differ from it)."""
-    pdir = pdir or os.path.join(repo, 'patches')
+def current(repo=TOP, pdir=None, line=LINE_DEFAULT):
+    """The series this checkout would test on kernel line LINE:
+    patches/<line>/ (or PDIR) as it is, and the commit that last changed it
+    (with ' (+ uncommitted changes)' when the files differ from it)."""
+    pdir = pdir or os.path.join(repo, 'patches', line)
     sha = of_dir(pdir)
-    last = _git(repo, 'log', '-1', '--format=%H', 'HEAD', '--', 'patches/') or ''
-    g = at_commit(last, repo) if last else None
+    last = _git(repo, 'log', '-1', '--format=%H', 'HEAD', '--', 'patches/%s/' % line) or ''
+    g = at_commit(last, repo, line) if last else None
     dirty = bool(g) and g['sha256'] != sha
     return {'sha256': sha or '', 'changed_by': last, 'source': 'tree',
             'uncommitted': dirty}
