@@ -1,7 +1,7 @@
 # qemu-profiles/upstream.profile: upstream's own COW selftests:
 # cow.c and gup_longterm.c of linux-source-6.12 (scripts/build/upstream.sh) under
 # every policy, checked against tests/expect/upstream.tsv, plus the bad-input
-# test of the PIN_LONGTERM_TEST_* backport (patches/0007). Swap on /dev/vda
+# test of the PIN_LONGTERM_TEST_* backport (patches/6.1/0010). Swap on /dev/vda
 # for the swapped-out cases, 16 reserved 2 MiB hugetlb pages for the hugetlb
 # cases, THP enabled (cow.c asks with MADV_HUGEPAGE), debugfs for gup_test,
 # an ext4 scratch disk /dev/vdb on /mnt/local for gup_longterm's "local tmpfile".

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gup_test_badinput: bad input to the PIN_LONGTERM_TEST_* ioctls of
- * /sys/kernel/debug/gup_test (patches/0010, upstream's ABI of v6.12).
+ * /sys/kernel/debug/gup_test (patches/6.1/0010, upstream's ABI of v6.12).
  *
  * Unknown commands, STOP and READ without START, a double START, START
  * with bad flags, unaligned, empty, wrapping, absurd, unmapped and partly
@@ -26,7 +26,7 @@
 
 #include "cowtest.h"
 
-/* Upstream's ABI (v6.12 mm/gup_test.h), as in patches/0010. */
+/* Upstream's ABI (v6.12 mm/gup_test.h), as in patches/6.1/0010. */
 struct pin_longterm_test {
 	__u64 addr;
 	__u64 size;
@@ -142,7 +142,7 @@ int main(void)
 	ret = start(fd, mem, PAGE_SIZE, 0);
 	if (ret == -EINVAL) {
 		tap_plan(1);
-		tap_skip("no PIN_LONGTERM_TEST_* ioctls (unpatched 6.1; patches/0010 adds them)",
+		tap_skip("no PIN_LONGTERM_TEST_* ioctls (unpatched 6.1; patches/6.1/0010 adds them)",
 			 "PIN_LONGTERM_TEST_* ABI");
 		return tap_exit();
 	}

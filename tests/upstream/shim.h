@@ -9,7 +9,7 @@
  * PAGEMAP_SCAN (v6.7): vm_util.c probes it and, when the ioctl fails with
  * anything but EFAULT (6.1: ENOTTY), reads /proc/self/pagemap instead.
  * The PIN_LONGTERM_TEST_* ioctls need no shim: the tests include 6.12's
- * mm/gup_test.h, and patches/0010 gives 6.1 the same ABI.
+ * mm/gup_test.h, and patches/6.1/0010 gives 6.1 the same ABI.
  */
 #ifndef COW_POLICY_UPSTREAM_SHIM_H
 #define COW_POLICY_UPSTREAM_SHIM_H
