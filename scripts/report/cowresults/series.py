@@ -104,6 +104,12 @@ def at_commit(commit, repo=TOP, line=LINE_DEFAULT):
         files = ['%s/series' % d] + ['%s/%s' % (d, n) for n in listed(series.decode('utf-8', 'replace'))]
         out = {'sha256': _sha(items), 'commit': full,
                'changed_by': _git(repo, 'log', '-1', '--format=%H', full, '--', *files) or ''}
+        # A commit that moved the files but left the series as it was (the
+        # move to patches/6.1/) is not its last change: the one before is.
+        parent = _git(repo, 'rev-parse', '-q', '--verify', out['changed_by'] + '^') if out['changed_by'] else None
+        prev = at_commit(parent, repo, line) if parent else None
+        if prev and prev['sha256'] == out['sha256'] and prev['changed_by']:
+            out['changed_by'] = prev['changed_by']
         break
     _CACHE[(repo, commit, line)] = out
     return out
@@ -133,6 +139,8 @@ def current(repo=TOP, pdir=None, line=LINE_DEFAULT):
     sha = of_dir(pdir)
     last = _git(repo, 'log', '-1', '--format=%H', 'HEAD', '--', 'patches/%s/' % line) or ''
     g = at_commit(last, repo, line) if last else None
+    if g and g['sha256'] == sha and g['changed_by']:
+        last = g['changed_by']   # past a commit that only moved the series
     dirty = bool(g) and g['sha256'] != sha
     return {'sha256': sha or '', 'changed_by': last, 'source': 'tree',
             'uncommitted': dirty}
