@@ -472,6 +472,12 @@ jd_case 1 "fail: cow-base mapcount/-: ksm-last: expected reuse, did not run" \
 	"a 6.1 row with no 6.1 result is required though a 6.12 row exists" cow:base drop=ksm-last -- --expect "$jd.exp"
 jd_case 0 " 0 failed," "a 6.12 run is judged by the 6.12 rows alone" \
 	cow:base "expect=$jd.exp+kernel=6.12.3" -- --expect "$jd.exp"
+# skips.tsv and upstream.tsv name a row's line in an optional last column.
+printf '*\t*\tall\t^[a-z]+/smoke: \ta 6.12 skip\t6.12\n' >>"$jd.exp/skips.tsv"
+jd_case 1 "skipped (fake) and no rule in tests/expect/skips.tsv expects it" \
+	"a 6.12 skip row does not excuse a 6.1 run's skip" cow:base skip=smoke -- --expect "$jd.exp"
+jd_case 0 " 0 failed," "a 6.12 skip row excuses a 6.12 run's skip" \
+	cow:base "expect=$jd.exp+kernel=6.12.3+skip=smoke" -- --expect "$jd.exp"
 # Counters: a name a row gives must be one of the kernel's cow_* counters
 # (tests/expect/counters.txt; "cow_gup_brk<=0" passed whatever happened),
 # and a counter a row names that the RESULT line lacks fails the cell

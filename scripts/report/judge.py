@@ -23,8 +23,9 @@ The expectation schema (one record per row, whatever file it comes from):
             scenario row names one)
   variant   kernel variant or "*" (only skips.tsv names one)
   kernel    the kernel line a row is for ("6.1"; scenarios.tsv may say
-            otherwise in an optional "kernel" column): a run is judged by
-            the rows of its own (uname -r, from its log)
+            otherwise in an optional "kernel" column, upstream.tsv and
+            skips.tsv in an optional last column after the reason): a run
+            is judged by the rows of its own (uname -r, from its log)
   outcome   expected outcome ("fail" for an upstream row, the result for a
             selftest row, "skip" for a skip row)
   counters  scenario counter constraints: "-" or name=N (N..N+slack),
@@ -277,6 +278,14 @@ def overlap(a, b):
         same(a['variant'], b['variant'])
 
 
+def row_kernel(f, ncols, where):
+    """The kernel line of a row of a positional file (upstream.tsv,
+    skips.tsv): its optional column after the NCOLS ones, else 6.1."""
+    if len(f) > ncols + 1:
+        sys.exit('judge: %s: %d columns, want %d and optionally a kernel line' % (where, len(f), ncols))
+    return f[ncols] if len(f) > ncols and f[ncols] else KERNEL_DEFAULT
+
+
 def load_expect(edir):
     """Every expectation file, as records of the one schema (an Expect)."""
     rec = Expect()
@@ -291,9 +300,10 @@ def load_expect(edir):
                         slack=slack, reason=d.get('reason', ''), where=where))
     path = os.path.join(edir, 'upstream.tsv')
     for n, f in tsv_lines(path, 4):
+        where = '%s:%d' % (shown(path), n)
         rec.append(dict(suite='upstream/' + f[1], case=f[2], profile='*', policy=star(f[0]),
-                        variant='*', kernel=KERNEL_DEFAULT, outcome='fail', counters='-',
-                        reason=f[3], where='%s:%d' % (shown(path), n)))
+                        variant='*', kernel=row_kernel(f, 4, where), outcome='fail', counters='-',
+                        reason=f[3], where=where))
     path = os.path.join(edir, 'vm-selftests.tsv')
     for n, f in tsv_lines(path, 4):
         rec.append(dict(suite='vm-selftest', case=f[1], profile='*', policy=star(f[0]),
@@ -316,9 +326,10 @@ def load_expect(edir):
                 re.compile(f[3])
             except re.error as e:
                 sys.exit('judge: %s: bad regular expression %r: %s' % (path, f[3], e))
+            where = '%s:%d' % (shown(path), n)
             rec.append(dict(suite='skip', case=f[3], variant=f[0], profile=f[1],
-                            policy=star(f[2]), kernel=KERNEL_DEFAULT, outcome='skip',
-                            counters='-', reason=f[4], where='%s:%d' % (shown(path), n)))
+                            policy=star(f[2]), kernel=row_kernel(f, 5, where), outcome='skip',
+                            counters='-', reason=f[4], where=where))
     profiles = {f[:-len('.profile')] for f in os.listdir(os.path.join(TOP, 'qemu-profiles'))
                 if f.endswith('.profile')}
     cmds = all_group_commands()
