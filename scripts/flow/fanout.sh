@@ -24,14 +24,19 @@ rdir="$RESULTS/$RUN_ID"
 mode=${1:-}
 [ $# -gt 0 ] && shift
 
+# The kernel line of the runs (make manifest KERNEL=6.12): named in each
+# command unless it is the default, 6.1.
+kopt=""
+[ "${KERNEL:-6.1}" = 6.1 ] || kopt=" KERNEL=$KERNEL"
+
 manifest() {
 	mkdir -p "$rdir"
 	for vp in "$@"; do
 		case $vp in *:*) ;; *) die "fanout: '$vp' is not variant:profile" ;; esac
 		v=${vp%%:*} p=${vp#*:}
 		printf '%s\t%s\t%s\t%s\t%s\n' "$v" "$p" \
-			"make images MATRIX=$v:$p" \
-			"make run VARIANT=$v PROFILE=$p RUN_ID=$RUN_ID" \
+			"make images MATRIX=$v:$p$kopt" \
+			"make run VARIANT=$v PROFILE=$p RUN_ID=$RUN_ID$kopt" \
 			"$rdir/$v-$p.*"
 	done >"$rdir/manifest.tsv"
 	cat "$rdir/manifest.tsv"
