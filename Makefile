@@ -600,7 +600,7 @@ soak:
 	@MAKE="$(MAKE)" DURATION="$(DURATION)" VARIANT="$(if $(filter command line,$(origin VARIANT)),$(VARIANT),debug)" scripts/flow/soak.sh
 
 clean:
-	rm -rf $(RESULTS) $(BUILD)/guest $(BUILD)/initramfs
+	rm -rf $(RESULTS) $(foreach l,$(KERNELS),$(call line_build,$(l))/guest $(call line_build,$(l))/initramfs)
 
 distclean:
-	rm -rf $(BUILD) $(RESULTS)
+	rm -rf $(BUILD_ROOT) $(RESULTS)
