@@ -162,6 +162,11 @@ for line in $lines; do
 	done
 	echo "accel=$(cat "$lrdir/accel.txt" 2>/dev/null || echo none)" >>"$lrdir/meta.env"
 
+	# A line with nothing to run (TEST_MATRIX empty) has nothing to judge.
+	if [ -z "$matrix" ]; then
+		record skip "kernel line $line: no runs (its TEST_MATRIX is empty)"
+		continue
+	fi
 	# Every case of every guest run, parsed once (scripts/report/results.py) into
 	# $lrdir/results.jsonl; a program whose TAP cannot be trusted (no plan, a
 	# plan that disagrees with its points, nothing printed) fails here.
