@@ -129,8 +129,17 @@ def series_note(run, current):
     how = 'recorded in the run' if s.get('source') == 'recorded' else 'derived from its commit with git'
     if current.get('sha256') and s['sha256'] == current['sha256']:
         return 'the current series (%s; %s)' % (mine, how)
-    return '**the series changed since**: the run tested %s, the current series is %s (%s)' % (
+    note = '**the series changed since**: the run tested %s, the current series is %s (%s)' % (
         mine, cur, how)
+    # A run whose series git knows (its recorded identity is that of the
+    # patches at its commit) can say what changed since: documentation only
+    # leaves the code it tested the current code.
+    g = seriesmod.at_commit(run.get('commit') or '')
+    files = seriesmod.changed_files(run['commit']) if g and g['sha256'] == s['sha256'] else None
+    if files and all(f.startswith('Documentation/') for f in files):
+        note += '; only its documentation changed (%s): the code is the one the run tested' % (
+            ', '.join(files))
+    return note
 
 
 def provenance(run):

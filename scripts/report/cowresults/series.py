@@ -69,6 +69,9 @@ def _git(repo, *args, binary=False):
 
 
 _CACHE = {}
+# The files of the series: patches/series and the patches beside it, not
+# another kernel line's series below patches/.
+PATHSPEC = (':(glob)patches/series', ':(glob)patches/*.patch')
 
 
 def at_commit(commit, repo=TOP):
@@ -88,7 +91,7 @@ def at_commit(commit, repo=TOP):
             for n in listed(series.decode('utf-8', 'replace')):
                 items.append((n, _git(repo, 'show', '%s:patches/%s' % (full, n), binary=True)))
             out = {'sha256': _sha(items), 'commit': full,
-                   'changed_by': _git(repo, 'log', '-1', '--format=%H', full, '--', 'patches/') or ''}
+                   'changed_by': _git(repo, 'log', '-1', '--format=%H', full, '--', *PATHSPEC) or ''}
     _CACHE[(repo, commit)] = out
     return out
 
@@ -114,11 +117,59 @@ def current(repo=TOP, pdir=None):
     files differ from it)."""
     pdir = pdir or os.path.join(repo, 'patches')
     sha = of_dir(pdir)
-    last = _git(repo, 'log', '-1', '--format=%H', 'HEAD', '--', 'patches/') or ''
+    last = _git(repo, 'log', '-1', '--format=%H', 'HEAD', '--', *PATHSPEC) or ''
     g = at_commit(last, repo) if last else None
     dirty = bool(g) and g['sha256'] != sha
     return {'sha256': sha or '', 'changed_by': last, 'source': 'tree',
             'uncommitted': dirty}
+
+
+def kernel_files(read, names):
+    """{kernel path: what the series does to it}: the lines of every hunk
+    of every patch NAMES lists (READ(name) gives its bytes), in order,
+    without index lines and hunk line numbers, so a patch that only moved
+    does not count as changed."""
+    out = {}
+    for n in names:
+        data = read(n)
+        path = None
+        for line in (data or b'').decode('utf-8', 'replace').splitlines():
+            m = re.match(r'^diff --git a/(\S+) b/', line)
+            if m:
+                path = m.group(1)
+                out.setdefault(path, [])
+            elif line == '-- ':
+                path = None             # git format-patch's signature
+            elif path and not line.startswith('index '):
+                out[path].append('@@' if line.startswith('@@') else line)
+    return {k: '\n'.join(v) for k, v in out.items()}
+
+
+def changed_files(commit, repo=TOP, pdir=None):
+    """The kernel files the series at COMMIT (of REPO's history) and the
+    series in PDIR (patches/ as it is) treat differently, sorted; None when
+    git does not know the series at COMMIT."""
+    g = at_commit(commit, repo)
+    if not g:
+        return None
+    pdir = pdir or os.path.join(repo, 'patches')
+    old_series = _git(repo, 'show', '%s:patches/series' % g['commit'], binary=True) or b''
+    old = kernel_files(lambda n: _git(repo, 'show', '%s:patches/%s' % (g['commit'], n), binary=True),
+                       listed(old_series.decode('utf-8', 'replace')))
+
+    def read(n):
+        try:
+            with open(os.path.join(pdir, n), 'rb') as f:
+                return f.read()
+        except OSError:
+            return None
+    try:
+        with open(os.path.join(pdir, 'series'), encoding='utf-8', errors='replace') as f:
+            names = listed(f.read())
+    except OSError:
+        return None
+    new = kernel_files(read, names)
+    return sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
 
 
 def short(sha):
