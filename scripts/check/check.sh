@@ -335,6 +335,10 @@ jd_case 1 "vmsplice-4k: 32 decisions in all (want 16..22)" \
 	"a decision the row does not name fails on the total" cow:base counter=vmsplice-4k:cow_reuse_exclusive=16
 jd_case 1 "vmsplice-4k: cow_copy_refcount +32 (want 16..22)" \
 	"a counter past its slack fails" cow:base counter=vmsplice-4k:cow_copy_refcount=32
+jd_case 1 "fork-partial-thp-pmd: cow_pmd_split +2 (want 1..1)" \
+	"a PMD decision stays exact under the row's slack" cow:thp counter=fork-partial-thp-pmd:cow_pmd_split=2
+jd_case 0 " 0 failed," "a stray 4 KiB decision inside the slack of a PMD row passes" \
+	cow:thp counter=fork-partial-thp-pmd:cow_reuse_exclusive=1
 jd_case 1 "the kernel reported no cow_* counters" \
 	"a cow kernel without cow_* counters fails its counter rows" cow:base counters=missing
 jd_case 1 "fail: cow-base mapcount/smoke: -: planned by the profile, did not run" \

@@ -120,7 +120,7 @@ def pick(runs, group, current, line, want=None):
     return best, bool(same)
 
 
-def series_note(run, current):
+def series_note(run, current, line='6.1'):
     s = run.get('series') or {}
     cur = current.get('changed_by', '')[:7] or '?'
     if not s.get('sha256'):
@@ -129,8 +129,17 @@ def series_note(run, current):
     how = 'recorded in the run' if s.get('source') == 'recorded' else 'derived from its commit with git'
     if current.get('sha256') and s['sha256'] == current['sha256']:
         return 'the current series (%s; %s)' % (mine, how)
-    return '**the series changed since**: the run tested %s, the current series is %s (%s)' % (
+    note = '**the series changed since**: the run tested %s, the current series is %s (%s)' % (
         mine, cur, how)
+    # A run whose series git knows (its recorded identity is that of the
+    # patches at its commit) can say what changed since: documentation only
+    # leaves the code it tested the current code.
+    g = seriesmod.at_commit(run.get('commit') or '', line=line)
+    files = seriesmod.changed_files(run['commit'], line=line) if g and g['sha256'] == s['sha256'] else None
+    if files and all(f.startswith('Documentation/') for f in files):
+        note += '; only its documentation changed (%s): the code is the one the run tested' % (
+            ', '.join(files))
+    return note
 
 
 def provenance(run):
@@ -372,7 +381,7 @@ def md(f, plots=()):
         L += ['From %s; %s. Each cell: the observed outcome of every scenario of the shape whose '
               'outcome differs between the policies, with the seed or commit of its expected '
               'outcome (tests/expect/scenarios.tsv); **bold**: data lost, leaked or stale.' % (
-                  provenance(t), series_note(t, f['current'])), '']
+                  provenance(t), series_note(t, f['current'], f['line'])), '']
         rows = [[title] + [row[p] for p in POLICIES] for title, row in f['breaks']]
         if f['upstream']:
             rows.append(['upstream cow.c, gup_longterm.c (6.12 selftests)'] +
@@ -391,7 +400,7 @@ def md(f, plots=()):
               'every boot"; marks after Holm (legend below). insn: make bench-insn\'s exact '
               'difference cow (exclusive) − stock, same unit, from the newest run of the benchmark '
               '(of the current series where there is one).' % (
-                  provenance(b), series_note(b, f['current']), 'det mode: ' + UNITS['det']), '']
+                  provenance(b), series_note(b, f['current'], f['line']), 'det mode: ' + UNITS['det']), '']
         L += ['| benchmark | unit | stock | exclusive | refcount | mapcount | insn (run) |',
               '|' + ' --- |' * 7]
         L += ['| ' + ' | '.join(esc(c) for c in [r[0], r[1], r[2]] + [r[3][p] for p in POLICIES] + [r[4]]) +
@@ -433,7 +442,7 @@ def text(f, width=72):
     t, b = f['test'], f['bench']
     out += ['What breaks (Linux %s)' % f['line'], '-' * 24, '']
     if t:
-        para('From %s; %s.' % (provenance(t), series_note(t, f['current'])))
+        para('From %s; %s.' % (provenance(t), series_note(t, f['current'], f['line'])))
         rows = [[title] + [row[p] for p in POLICIES] for title, row in f['breaks']]
         if f['upstream']:
             rows.append(['upstream cow.c, gup_longterm.c'] + [f['upstream'][p] for p in POLICIES])
@@ -444,7 +453,7 @@ def text(f, width=72):
     if b:
         para('From %s; %s. Each policy against the unpatched kernel, in %s; Delta = (policy - '
              'stock) / stock, positive is slower; [95%%] across boots; * ** *** after Holm.' % (
-                 provenance(b), series_note(b, f['current']), UNITS['det']))
+                 provenance(b), series_note(b, f['current'], f['line']), UNITS['det']))
         rows_([[r[0] + ' (per %s; stock %s)' % (r[1], r[2])] + [r[3][p] for p in POLICIES] + [r[4]]
                for r in f['costs']], ['benchmark'] + list(POLICIES) + ['bench-insn'])
     out += ['How sure', '-' * 8, '']

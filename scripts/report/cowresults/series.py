@@ -102,7 +102,7 @@ def at_commit(commit, repo=TOP, line=LINE_DEFAULT):
         # The last change of the series' own files: for patches/ (the old
         # layout), not the 6.12 series that later lived beside it.
         files = ['%s/series' % d] + ['%s/%s' % (d, n) for n in listed(series.decode('utf-8', 'replace'))]
-        out = {'sha256': _sha(items), 'commit': full,
+        out = {'sha256': _sha(items), 'commit': full, 'dir': d,
                'changed_by': _git(repo, 'log', '-1', '--format=%H', full, '--', *files) or ''}
         # A commit that moved the files but left the series as it was (the
         # move to patches/6.1/) is not its last change: the one before is.
@@ -144,6 +144,54 @@ def current(repo=TOP, pdir=None, line=LINE_DEFAULT):
     dirty = bool(g) and g['sha256'] != sha
     return {'sha256': sha or '', 'changed_by': last, 'source': 'tree',
             'uncommitted': dirty}
+
+
+def kernel_files(read, names):
+    """{kernel path: what the series does to it}: the lines of every hunk
+    of every patch NAMES lists (READ(name) gives its bytes), in order,
+    without index lines and hunk line numbers, so a patch that only moved
+    does not count as changed."""
+    out = {}
+    for n in names:
+        data = read(n)
+        path = None
+        for line in (data or b'').decode('utf-8', 'replace').splitlines():
+            m = re.match(r'^diff --git a/(\S+) b/', line)
+            if m:
+                path = m.group(1)
+                out.setdefault(path, [])
+            elif line == '-- ':
+                path = None             # git format-patch's signature
+            elif path and not line.startswith('index '):
+                out[path].append('@@' if line.startswith('@@') else line)
+    return {k: '\n'.join(v) for k, v in out.items()}
+
+
+def changed_files(commit, repo=TOP, pdir=None, line=LINE_DEFAULT):
+    """The kernel files the line's series at COMMIT (of REPO's history) and
+    the series in PDIR (patches/<line>/ as it is) treat differently,
+    sorted; None when git does not know the series at COMMIT."""
+    g = at_commit(commit, repo, line)
+    if not g:
+        return None
+    pdir = pdir or os.path.join(repo, 'patches', line)
+    old_series = _git(repo, 'show', '%s:%s/series' % (g['commit'], g['dir']), binary=True) or b''
+    old = kernel_files(lambda n: _git(repo, 'show', '%s:%s/%s' % (g['commit'], g['dir'], n), binary=True),
+                       listed(old_series.decode('utf-8', 'replace')))
+
+    def read(n):
+        try:
+            with open(os.path.join(pdir, n), 'rb') as f:
+                return f.read()
+        except OSError:
+            return None
+    try:
+        with open(os.path.join(pdir, 'series'), encoding='utf-8', errors='replace') as f:
+            names = listed(f.read())
+    except OSError:
+        return None
+    new = kernel_files(read, names)
+    return sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
 
 
 def short(sha):
