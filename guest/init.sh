@@ -209,9 +209,11 @@ for p in $POLICIES; do
 		# sed and tee started with it would fault and fork while the
 		# program counts the system-wide cow_* decisions.  A kernel
 		# report printed meanwhile follows the "# policy= test="
-		# line above on the console.
+		# line above on the console.  The timeout is cowtest-timeout
+		# (guest/cowtest-timeout.c), not busybox's, whose watcher's
+		# first wake wrote shared pages a second into every program.
 		# shellcheck disable=SC2086
-		COW_POLICY=$p timeout "$TEST_TIMEOUT" "$prog" $args </dev/null >/tmp/prog.out 2>&1
+		COW_POLICY=$p cowtest-timeout "$TEST_TIMEOUT" "$prog" $args </dev/null >/tmp/prog.out 2>&1
 		rc=$?
 		sed 's/^/    /' /tmp/prog.out | tee -a /tmp/results.tap
 		taint_check "policy=$p test=$name"

@@ -594,6 +594,23 @@ rp_case 1 "problem: cow-base exclusive/quiet: printed no TAP" "a program that pr
 rp_case 1 "0 cases observed" "a run directory without guest runs fails"
 rm -rf "$rp"
 
+# 14b. guest/cowtest-timeout, the runner's per-test timeout, built for the
+# host: a program's status passes through, a signal is 128 + N, and one
+# that outlives its time (even ignoring SIGTERM) ends with 124.
+ctt=$(mktemp)
+if ! cc -O2 -o "$ctt" guest/cowtest-timeout.c 2>"$tmp"; then
+	notok "cowtest-timeout: builds on the host" "$(head -n 3 "$tmp" | tr '\n' ' ')"
+else
+	"$ctt" 5 /bin/sh -c 'exit 3'; r1=$?
+	"$ctt" 5 /bin/sh -c 'kill -9 $$'; r2=$?
+	"$ctt" 1 /bin/sh -c 'trap "" TERM; while :; do sleep 1; done'; r3=$?
+	"$ctt" 0 /bin/true 2>/dev/null; r4=$?
+	if [ "$r1 $r2 $r3 $r4" = "3 137 124 127" ]; then
+		ok "cowtest-timeout: exit 3 passes, SIGKILL is 137, a program ignoring SIGTERM past 1 s ends with 124, 0 s is refused"
+	else notok "cowtest-timeout" "statuses $r1 $r2 $r3 $r4, want 3 137 124 127"; fi
+fi
+rm -f "$ctt"
+
 # 15. scripts/report/mutants_report.py judges a mutant by its failing cells: caught
 # only when every failing cell is expected and every expected cell failed.
 mr=$(mktemp -d)

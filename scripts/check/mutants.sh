@@ -25,6 +25,7 @@ for m in $names; do
 	[ -f "$mdir/$m.patch" ] && [ -f "$mdir/$m.conf" ] ||
 		die "test-mutants: no tests/mutants/$m.patch and .conf; have: $(cd "$mdir" && ls ./*.patch | sed 's|^\./||; s|\.patch$||' | tr '\n' ' ')"
 done
+t0=$(now)
 rid=mutants-$(date +%Y%m%d-%H%M%S)
 out="$RESULTS/$rid"
 mkdir -p "$out"
@@ -38,7 +39,7 @@ mkdir -p "$out"
 	echo "series_sha256=$(series_sha256 "${PATCHES:-$top/patches/${KERNEL:-6.1}}")"
 } >"$out/meta.env"
 TIMEOUT=${MUTANT_TIMEOUT:-300}
-TEST_TIMEOUT=${MUTANT_TEST_TIMEOUT:-60}
+TEST_TIMEOUT=${MUTANT_TEST_TIMEOUT:-120}
 export TIMEOUT TEST_TIMEOUT
 
 for m in $names; do
@@ -70,4 +71,11 @@ for m in $names; do
 	done
 	stage "mutant $m" "built and run ($MUTANT_PROFILES)" "$start"
 done
+# The run's wall time, build and boots of every mutant (RESULTS.md says it).
+{
+	echo "elapsed_s=$(($(now) - t0))"
+	echo "host_cpus=$(nproc)"
+	# shellcheck disable=SC2086 # one mutant name per word
+	echo "mutants=$(echo $names | wc -w)"
+} >>"$out/meta.env"
 python3 "$top/scripts/report/mutants_report.py" "$out" $names

@@ -207,6 +207,12 @@ def mutants_view(run):
     if d['mutants']:
         vs = list(d['mutants'].values())
         L += ['**%d of %d mutants caught.**' % (vs.count('caught'), len(vs)), '']
+    w = d.get('wall') or {}
+    if w.get('elapsed_s', '').isdigit():
+        s = int(w['elapsed_s'])
+        L += ['Wall time: %d min %d s for %s mutants, each built (ccache as it was) and booted on '
+              'its profiles, %s host cores.' % (s // 60, s % 60, w.get('mutants') or len(d['mutants']),
+                                                w.get('host_cpus') or '?'), '']
     return L + embed('Mutants', d['tables'], ['Each mutant, what it breaks, and the cells that caught it:',
                                               'Failing cells by program:'])
 

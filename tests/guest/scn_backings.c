@@ -321,26 +321,19 @@ static void case_vmsplice_early(struct area *a, struct obs *o)
 		bail("vmsplice");
 	pid = fork_piped(go, back);
 	if (!pid) {
-		/* scn_pfn()'s descriptor is the parent's pagemap. */
-		int pm = open("/proc/self/pagemap", O_RDONLY);
-		uint64_t pfn[NPAGES], e;
+		uint64_t pfn[NPAGES];
 		struct vmstat scratch;
 		int same = 0;
 
 		scn_warm(&scratch);
-		for (int i = 0; i < NPAGES; i++) {
-			e = 0;
-			if (pread(pm, &e, 8, ((uintptr_t)a->p / PAGE_SIZE + i) * 8) != 8)
-				_exit(4);
-			pfn[i] = (e & PM_PRESENT) ? PM_PFN(e) : 0;
-		}
+		for (int i = 0; i < NPAGES; i++)
+			pfn[i] = scn_pfn(a->p + i * PAGE_SIZE);
 		pipe_putc(back[1], 'r');
 		if (pipe_getc(go[0]) != 'g')
 			_exit(3);
 		memset(a->p, 'S', SPAN);	/* the child's secret */
 		for (int i = 0; i < NPAGES; i++)
-			same += pread(pm, &e, 8, ((uintptr_t)a->p / PAGE_SIZE + i) * 8) == 8 &&
-				(e & PM_PRESENT) && pfn[i] && PM_PFN(e) == pfn[i];
+			same += pfn[i] && scn_pfn(a->p + i * PAGE_SIZE) == pfn[i];
 		pipe_putc(back[1], same == NPAGES ? 'R' : same == 0 ? 'C' : 'm');
 		_exit(0);
 	}

@@ -267,19 +267,17 @@ static void ro_pin_to_mapcount(void)
 
 /*
  * The child of flip-ro-pin-refcount-fork: how many of the NPAGES pages it
- * maps at the parent's pfns, as 'A' + n.  Its own /proc/self/pagemap: the
- * descriptor scn_pfn() keeps open is the parent's.
+ * maps at the parent's pfns, as 'A' + n (scn_pfn() reads the child's own
+ * pagemap).
  */
 static void __attribute__((noreturn)) pfn_child(const char *mem, const uint64_t *pfn,
 						int back)
 {
-	int fd = open("/proc/self/pagemap", O_RDONLY), n = 0;
-	uint64_t e;
+	int n = 0;
 
-	for (int i = 0; i < NPAGES && fd >= 0; i++)
-		if (pread(fd, &e, 8, ((uintptr_t)(mem + i * PAGE_SIZE) / PAGE_SIZE) * 8) == 8)
-			n += (e & PM_PRESENT) && PM_PFN(e) == pfn[i];
-	pipe_putc(back, fd < 0 ? '?' : (char)('A' + n));
+	for (int i = 0; i < NPAGES; i++)
+		n += pfn[i] && scn_pfn(mem + i * PAGE_SIZE) == pfn[i];
+	pipe_putc(back, (char)('A' + n));
 	_exit(0);
 }
 

@@ -27,8 +27,9 @@ from .util import POLICIES, esc
 
 BAD = ('leak', 'stale-pin', 'lost-read', 'lost-write', 'hang')
 SHAPES = (
-    ('vmsplice / FOLL_GET reference after fork (CVE-2020-29374)', r'^vmsplice-'),
-    ('FOLL_GET reference before fork (vmsplice-like, RDMA without pins)', r'^rdma-get-fork-|^flip-gupref'),
+    ('vmsplice / FOLL_GET reference after fork (CVE-2020-29374)', r'^vmsplice-(?!early-)'),
+    ('vmsplice / FOLL_GET reference before fork (upstream cow.c, RDMA without pins)',
+     r'^vmsplice-early-|^rdma-get-fork-|^flip-gupref'),
     ('RDMA pins across fork', r'^rdma-fork-|^fork-write-pinned$'),
     ('O_DIRECT and GUP references under clear_refs', r'clear-refs'),
     ('R/O long-term pins', r'^ro-pin-|^gup-(fast-only|nofault)-shared$|^pin-mprotect$|^flip-ro-pin'),

@@ -506,6 +506,7 @@ def load_mutants(d):
     data = run['data']
     data['tables'] = [t for _, t in tables_under(md, r'# ')]
     data['mutants'] = mutant_rows(data['tables'])
+    data['wall'] = {k: env.get(k, '') for k in ('elapsed_s', 'host_cpus', 'mutants')}
     run['group'] = 'make test-mutants ' + ' '.join(sorted(data['mutants']))
     run['verdict'] = mutants_verdict(data['mutants'])
     return run

@@ -310,10 +310,22 @@ void scn_warm(struct vmstat *snap)
 uint64_t scn_pagemap(const void *addr)
 {
 	static int fd = -1;
+	static pid_t owner;
 	uint64_t e = 0;
 
-	if (fd < 0)
+	/*
+	 * /proc/self/pagemap is resolved at open(): a child forked after the
+	 * first call would read its parent's page tables through the
+	 * inherited descriptor, so a new process opens its own.
+	 */
+	if (fd >= 0 && owner != getpid()) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0) {
 		fd = open("/proc/self/pagemap", O_RDONLY);
+		owner = getpid();
+	}
 	if (fd < 0 || pread(fd, &e, 8, ((uintptr_t)addr / PAGE_SIZE) * 8) != 8)
 		bail("read /proc/self/pagemap");
 	return e;
