@@ -2,7 +2,7 @@
 # every policy: tests/groups/vmtests.list, run by guest/adapters/vm_selftest.sh
 # against tests/expect/vm-selftests.tsv. Swap on /dev/vda (khugepaged's
 # swap-in cases, MADV_PAGEOUT), 288 reserved 2 MiB hugetlb pages (userfaultfd
-# hugetlb: 2 x 128 MiB and slack) and hugetlbfs on /mnt/huge (userfaultfd
+# hugetlb: 2 x 32 MiB; run_vmtests.sh's 2 x 128 MiB fits too) and hugetlbfs on /mnt/huge (userfaultfd
 # hugetlb_shared), THP madvise (the tests set their own THP and khugepaged
 # knobs and restore them), KSM, debugfs (gup_test, split_huge_pages). make test boots it on
 # the cow kernel and on the unpatched 6.1 kernel (variant stock), whose
@@ -19,7 +19,7 @@ QEMU_DISKS="swap:512M"
 CONSOLE_LOGLEVEL=5
 KERNEL_CMDLINE="hugepages=288"
 # guest/adapters/vm_selftest.sh kills a program after VM_SELFTEST_TIMEOUT (300 s;
-# the slowest, userfaultfd hugetlb, took 55-105 s under TCG, and runs under
+# userfaultfd's hugetlb and shmem invocations, the slowest, run under
 # exclusive only: tests/expect/vm-selftests.tsv); the runner's own limit is
 # above it. Three policies took 7-20 min under TCG: the QEMU run gets 40 min.
 TEST_TIMEOUT=330

@@ -3,7 +3,8 @@
 # (variant, profile) into $BUILD/initramfs/VARIANT-PROFILE.img. It holds the
 # runner as /init, busybox and strace (with their libraries), the guest
 # programs, the variant's kernel modules and the per-run files (profile,
-# run.conf, test group lists).
+# run.conf, test group lists), compressed with zstd -9 (46 MiB to 8 MiB
+# at about 1 s: the kernel's own decompressor unpacks it at boot).
 set -eu
 . "$(dirname "$0")/../lib.sh"
 variant=$1 profile=$2 obj=$3
@@ -67,12 +68,15 @@ case " $GUEST_INSTALL " in *" redis-check-rdb "*) ln -sf redis-check-rdb "$stage
 
 log="$dir/$variant-$profile.dracut.log"
 if ! dracut --conf /dev/null --confdir "$dir/empty-confdir" -N --no-kernel \
-	--no-early-microcode --no-compress -m bash \
+	--no-early-microcode --compress "zstd -9 -q" -m bash \
 	--include "$stagedir" / --install "$install" \
 	-f "$img" "$kver" >"$log" 2>&1; then
 	tail -n 20 "$log" >&2
 	stage "initramfs $variant-$profile" "FAILED (log: $log)" "$start"
 	exit 1
 fi
+# The staging directory is dracut's input only: drop it (about 32 MiB an
+# image, 25 images in make test).
+rm -rf "$stagedir"
 size=$(du -k "$img" | cut -f1)
 stage "initramfs $variant-$profile" "ok ($img, ${size} KiB)" "$start"

@@ -7,6 +7,10 @@
 # KCONFIG_BASE (environment): tinyconfig (the default), or a configuration
 # file, xz-compressed or not (make bench-distro: Debian's own), whose
 # modules (=m) are turned off before the fragments are merged onto it.
+# SEED_OBJ (environment): an object dir of the same tree, built (its
+# kernel.id exists); a fresh OBJ starts as a copy of it, so that the build
+# after this reconfiguration recompiles only what the changed options
+# reach (kbuild's include/config/ dependencies), not the whole kernel.
 set -eu
 . "$(dirname "$0")/../lib.sh"
 variant=$1 tree=$2 obj=$3 pending=$4
@@ -16,6 +20,20 @@ base=${KCONFIG_BASE:-tinyconfig}
 if [ "$base" != tinyconfig ] && [ ! -f "$base" ]; then
 	stage "config $variant" "FAILED (KCONFIG_BASE: no file '$base')" "$start"
 	exit 1
+fi
+if [ -n "${SEED_OBJ:-}" ] && [ ! -e "$obj/.config" ] && [ -f "$SEED_OBJ/kernel.id" ] &&
+	[ "$(readlink "$SEED_OBJ/source")" = "$(cd "$tree" && pwd)" ]; then
+	rm -rf "$obj.seed"
+	cp -a "$SEED_OBJ" "$obj.seed"
+	rm -rf "$obj.seed/modinst" "$obj.seed/kernel.id" "$obj.seed/.kernel.ran" \
+		"$obj.seed/.cowtest-config.stamp" "$obj.seed/build.log" "$obj.seed/config.log"
+	# objtool's build (tools/build) records absolute object paths: rename
+	# them, or it relinks objtool and every object that objtool checks
+	# follows.
+	find "$obj.seed/tools" -name '*.cmd' -exec grep -l -F "$SEED_OBJ/" {} + 2>/dev/null |
+		while read -r f; do sed -i "s|$SEED_OBJ/|$obj/|g" "$f"; done
+	rm -rf "$obj" && mv "$obj.seed" "$obj"
+	echo "config $variant: object dir seeded from $SEED_OBJ"
 fi
 mkdir -p "$obj"
 key=$({
@@ -32,27 +50,39 @@ if [ -f "$obj/.config" ] && [ "$(cat "$stampf" 2>/dev/null)" = "$key" ]; then
 fi
 rm -f "$stampf"
 log="$obj/config.log"
+# The configuration is composed in a scratch object dir and only its
+# result lands in OBJ's .config, followed by one olddefconfig there: kbuild
+# then marks changed only the options whose final value changed (its
+# include/config/ files), not every option that tinyconfig and the merge
+# passed through, so a reconfigured or seeded OBJ recompiles only what
+# those options reach.
+scratch="$obj.kconfig"
 from_base() {
 	if [ "$base" = tinyconfig ]; then
-		make -C "$tree" O="$obj" tinyconfig
+		make -C "$tree" O="$scratch" tinyconfig
 		return
 	fi
 	case $base in
 	*.xz) xz -dc "$base" ;;
 	*) cat "$base" ;;
-	esac | sed 's/^\(CONFIG_[A-Za-z0-9_]*\)=m$/# \1 is not set/' >"$obj/.config.base" &&
-		mv "$obj/.config.base" "$obj/.config" &&
-		echo "config $variant: from $base, modules off ($(grep -c '=y$' "$obj/.config") options built in)"
+	esac | sed 's/^\(CONFIG_[A-Za-z0-9_]*\)=m$/# \1 is not set/' >"$scratch/.config.base" &&
+		mv "$scratch/.config.base" "$scratch/.config" &&
+		echo "config $variant: from $base, modules off ($(grep -c '=y$' "$scratch/.config") options built in)"
 }
+rm -rf "$scratch" && mkdir -p "$scratch"
 if ! {
 	from_base &&
-		"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$@" &&
+		"$tree/scripts/kconfig/merge_config.sh" -m -O "$scratch" "$scratch/.config" "$@" &&
+		make -C "$tree" O="$scratch" olddefconfig &&
+		{ cmp -s "$scratch/.config" "$obj/.config" || cp "$scratch/.config" "$obj/.config"; } &&
 		make -C "$tree" O="$obj" olddefconfig
 } >"$log" 2>&1; then
+	rm -rf "$scratch"
 	tail -n 20 "$log" >&2
 	stage "config $variant" "FAILED (log: $log)" "$start"
 	exit 1
 fi
+rm -rf "$scratch"
 
 # Validate. Requested options: the fragments in order, later ones win.
 # "=n" and "is not set" both mean "must not be set" (absent is fine).

@@ -27,7 +27,10 @@ if [ ! -d "$ksrc/.git" ]; then
 	tmp="$ksrc.unpack.$$"
 	rm -rf "$tmp" && mkdir -p "$tmp"
 	tar -xJf "$ktar" -C "$tmp"
-	mv "$tmp/$pkg" "$ksrc"
+	# -T: a tree another run unpacked meanwhile is an error, not a
+	# destination to move this one into.
+	mv -T "$tmp/$pkg" "$ksrc" ||
+		{ rm -rf "$tmp"; die "unpack: $ksrc appeared while unpacking (another make running here?)"; }
 	rmdir "$tmp"
 	# Debian's .gitignore ends by ignoring everything; drop that block.
 	awk '/^# Debian packaging: ignore everything/ { exit } { print }' \

@@ -385,10 +385,10 @@ jd_case 1 "khugepaged: exclusive fail, unpatched 6.1 pass" \
 # The hugetlb userfaultfd invocations are omitted under refcount and
 # mapcount (their rows say why), never under exclusive, whose result
 # unpatched 6.1 must match.
-jd_case 1 "fail: cow-vmtests exclusive/vm_selftest_userfaultfd_hugetlb_128_32: userfaultfd hugetlb 128 32: result omitted (rc 0), expected pass" \
-	"an invocation omitted under exclusive fails" "cow:vmtests stock:vmtests" "vmresult=userfaultfd hugetlb 128 32:omitted"
-jd_case 1 "fail: cow-vmtests refcount/vm_selftest_userfaultfd_hugetlb_128_32: userfaultfd hugetlb 128 32: result pass (rc 0), expected omitted" \
-	"an invocation its row omits that ran anyway (a stale image) fails" "cow:vmtests stock:vmtests" "vmresult=userfaultfd hugetlb 128 32:pass"
+jd_case 1 "fail: cow-vmtests exclusive/vm_selftest_userfaultfd_hugetlb_32_16: userfaultfd hugetlb 32 16: result omitted (rc 0), expected pass" \
+	"an invocation omitted under exclusive fails" "cow:vmtests stock:vmtests" "vmresult=userfaultfd hugetlb 32 16:omitted"
+jd_case 1 "fail: cow-vmtests refcount/vm_selftest_userfaultfd_hugetlb_32_16: userfaultfd hugetlb 32 16: result pass (rc 0), expected omitted" \
+	"an invocation its row omits that ran anyway (a stale image) fails" "cow:vmtests stock:vmtests" "vmresult=userfaultfd hugetlb 32 16:pass"
 # Upstream's suite: exclusive must be compared with unpatched 6.1 case by
 # case, so that a failure upstream.tsv calls 6.1's own ("all" rows) and a
 # skip skips.tsv allows every variant are unpatched 6.1's too.
@@ -610,6 +610,22 @@ else
 	else notok "cowtest-timeout" "statuses $r1 $r2 $r3 $r4, want 3 137 124 127"; fi
 fi
 rm -f "$ctt"
+
+# 14c. scripts/build/disk.sh, make test's disk check: it passes with room,
+# fails naming the free and the needed MiB without it (a fresh directory
+# wants the fresh figure), and refuses figures that are not numbers.
+dk=$(mktemp -d)
+dk_have=$(df -Pk "$dk" | awk 'NR == 2 { print int($4 / 1024) }')
+sh scripts/build/disk.sh "$dk/b" 1 1 >/dev/null 2>&1; d1=$?
+sh scripts/build/disk.sh "$dk/b" $((dk_have + 1000)) 1 >/dev/null 2>"$tmp"; d2=$?
+grep -q "needs about $((dk_have + 1000)) MiB" "$tmp" || d2="$d2 (no figures)"
+mkdir -p "$dk/c/linux-source-6.1/.git"
+sh scripts/build/disk.sh "$dk/c" $((dk_have + 1000)) 1 >/dev/null 2>&1; d3=$?
+sh scripts/build/disk.sh "$dk/b" 1x 1 >/dev/null 2>&1; d4=$?
+if [ "$d1 $d2 $d3 $d4" = "0 1 0 1" ]; then
+	ok "disk check: passes with room, fails with the figures without, a built directory needs less, bad figures are refused"
+else notok "disk check" "statuses $d1 / $d2 / $d3 / $d4, want 0 / 1 / 0 / 1"; fi
+rm -rf "$dk"
 
 # 15. scripts/report/mutants_report.py judges a mutant by its failing cells: caught
 # only when every failing cell is expected and every expected cell failed.

@@ -25,6 +25,11 @@ for m in $names; do
 	[ -f "$mdir/$m.patch" ] && [ -f "$mdir/$m.conf" ] ||
 		die "test-mutants: no tests/mutants/$m.patch and .conf; have: $(cd "$mdir" && ls ./*.patch | sed 's|^\./||; s|\.patch$||' | tr '\n' ' ')"
 done
+# Disk: a mutant not built yet takes about 1.8 GiB (its worktree of the
+# tree and its objects); stop now rather than halfway through the list.
+new=0
+for m in $names; do [ -d "${BUILD:?}/mutants/$m/linux-source-6.1" ] || new=$((new + 1)); done
+sh scripts/build/disk.sh "$BUILD" $((new * 1800 + 1024)) $((new * 1800 + 1024)) || exit 1
 t0=$(now)
 rid=mutants-$(date +%Y%m%d-%H%M%S)
 out="$RESULTS/$rid"

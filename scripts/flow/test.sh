@@ -59,12 +59,14 @@ summary() {
 	line="$pass passed, $fail failed, $skip skipped"
 	echo "$line" >"$rdir/summary.txt"
 	echo "elapsed_s=$(($(now) - begin))" >>"$rdir/meta.env"
+	echo "build_mib=$(du -sm "$BUILD" 2>/dev/null | cut -f1)" >>"$rdir/meta.env"
 	echo "$line"
 	[ "$fail" = 0 ] && [ "$pass" != 0 ]
 	exit $?
 }
 
 run_stage deps "$MAKE" --no-print-directory deps || summary
+run_stage disk scripts/build/disk.sh "$BUILD" "${DISK_FRESH_MIB:-6144}" "${DISK_WARM_MIB:-2048}" || summary
 
 # lmake LINE ARGS...: make on kernel line LINE. What make test's own make
 # exported for its line (tree, series, matrix, fragments) is dropped, so

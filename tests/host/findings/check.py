@@ -6,7 +6,10 @@ and make rfc on canned runs (make check). Each case prints "ok - WHAT" or
 The canned runs here:
   test-20261206-042447/           a make test run cut from a real one (the
                                   cow kernel's scenario cells, a few
-                                  upstream cases, the logs' banners)
+                                  upstream cases, the logs' banners), with
+                                  cow-base's vmsplice-early-4k cells of run
+                                  20261206-151937 added (a scenario 042447
+                                  predates)
   bench-20261206-100000-0000000/  a made-up make bench run with its samples
                                   (make_bench.py; report.md and summary.txt
                                   by benchstat.py report)
