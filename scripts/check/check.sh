@@ -808,7 +808,8 @@ if rmd write "$rm_/A.md" "$rmc/20260102-030405" "$rmc/stall-20260102-060708" >"$
 	rmd add "$rm_/A.md" "$rmc/soak-20260102-070809" "$rmc/20260102-030405" >"$tmp" 2>&1 &&
 	rmd check "$rm_/A.md" >"$tmp" 2>&1 &&
 	grep -q ': 3 sections, 0 history lines, runs: 20260102-030405 stall-20260102-060708 soak-20260102-070809$' "$tmp" &&
-	grep -q "make report RUN=\"$rmc/20260102-030405 $rmc/stall-20260102-060708 $rmc/soak-20260102-070809\"" "$rm_/A.md" &&
+	[ "$(sed -n 's/^- `\([^`]*\)`: .*, \(.*\)$/\1 \2/p' "$rm_/A.md" | tr '\n' ' ')" = \
+		"20260102-030405 $PWD/$rmc/20260102-030405 stall-20260102-060708 $PWD/$rmc/stall-20260102-060708 soak-20260102-070809 $PWD/$rmc/soak-20260102-070809 " ] &&
 	cp "$rm_/A.md" "$rm_/A0.md" && ! rmd add "$rm_/A.md" "$rm_/no-such-run" >/dev/null 2>&1 &&
 	cmp -s "$rm_/A.md" "$rm_/A0.md"; then
 	ok "results_md: add puts a new run after the others, replaces a run it has, and refuses a missing one untouched"

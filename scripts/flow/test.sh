@@ -44,7 +44,7 @@ summary() {
 }
 
 run_stage deps "$MAKE" --no-print-directory deps || summary
-run_stage disk scripts/build/disk.sh "$BUILD" "${DISK_FRESH_MIB:-6144}" "${DISK_WARM_MIB:-2048}" || summary
+run_stage disk scripts/build/disk.sh "$BUILD" "${DISK_FRESH_MIB:-4864}" "${DISK_WARM_MIB:-1024}" || summary
 {
 	echo "run_id=$RUN_ID"
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
