@@ -13,6 +13,7 @@ is what people read ("the series of 3fd9187").
 
   python3 scripts/report/cowresults/series.py PATCHES_DIR   prints the sha256
 """
+import functools
 import hashlib
 import os
 import re
@@ -145,6 +146,7 @@ def kernel_files(read, names):
     return {k: '\n'.join(v) for k, v in out.items()}
 
 
+@functools.lru_cache(maxsize=None)
 def changed_files(commit, repo=TOP, pdir=None):
     """The kernel files the series at COMMIT (of REPO's history) and the
     series in PDIR (patches/ as it is) treat differently, sorted; None when
