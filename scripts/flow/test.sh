@@ -58,6 +58,8 @@ run_stage disk scripts/build/disk.sh "$BUILD" "${DISK_FRESH_MIB:-4864}" "${DISK_
 	echo "test_matrix=$TEST_MATRIX"
 	# What the build directory held when the run began.
 	if [ -e "$KSRC/.git" ]; then echo "build_state=build directory with a tree"; else echo "build_state=fresh build directory (cold; ccache as it was)"; fi
+	# And what ccache held (MiB): an empty cache is a cold build.
+	echo "ccache_mib=$(du -sm "$(ccache -k cache_dir 2>/dev/null || echo /nonexistent)" 2>/dev/null | cut -f1)"
 } >"$rdir/meta.env"
 
 # The stage graph (Makefile, test-graph): check, test-bad-input, every

@@ -161,7 +161,8 @@ def test_view(run):
         s = int(w['elapsed_s'])
         L += ['- Wall time: %d min %02d s (`%s`, %s host cores, from a %s)' % (
             s // 60, s % 60, w.get('command') or 'make test', w.get('host_cpus') or '?',
-            w.get('build_state') or 'build directory as it was')]
+            w.get('build_state') or 'build directory as it was')] + (
+            ['- ccache at the start: %s MiB' % w['ccache_mib']] if str(w.get('ccache_mib', '')).isdigit() else [])
     L += ['', '### Scenario matrix', '']
     mv = matrix_view(d)
     if mv:
@@ -267,9 +268,14 @@ def history_line(run, current):
         ser = 'the current series'
     else:
         ser = 'series %s, changed since' % ((s.get('changed_by') or '')[:7] or s['sha256'][:12])
-    return '- `%s` · %s · %s · commit %s · %s · %s' % (
+    w = (run.get('data') or {}).get('wall', {})
+    wall = ''
+    if str(w.get('elapsed_s', '')).isdigit():
+        wall = ' · %d min%s' % (int(w['elapsed_s']) // 60,
+                                ', fresh build directory' if 'fresh' in (w.get('build_state') or '') else '')
+    return '- `%s` · %s · %s · commit %s · %s · %s%s' % (
         run['id'], run.get('group') or run['command'], run['date'], run['commit'][:12],
-        run.get('verdict') or '-', ser)
+        run.get('verdict') or '-', ser, wall)
 
 
 LEGENDS = [
