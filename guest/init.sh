@@ -46,8 +46,10 @@ finish() {
 	poweroff -f
 }
 
-# Per-run settings: the profile and run.conf built into the image.
-TEST_GROUPS='' POLICIES='' GUEST_SETUP='' TEST_TIMEOUT=120 PROFILE='?' VARIANT='?'
+# Per-run settings: the profile and run.conf built into the image. KERNEL
+# (the kernel line) is what a profile may read.
+# shellcheck disable=SC2034
+KERNEL=6.1 TEST_GROUPS='' POLICIES='' GUEST_SETUP='' TEST_TIMEOUT=120 PROFILE='?' VARIANT='?'
 FEATURES=''
 . /etc/cowtest/run.conf
 . /etc/cowtest/profile

@@ -1,7 +1,7 @@
 # qemu-profiles/upstream.profile: upstream's own COW selftests:
 # cow.c and gup_longterm.c of linux-source-6.12 (scripts/build/upstream.sh) under
-# every policy, checked against tests/expect/upstream.tsv, plus the bad-input
-# test of the PIN_LONGTERM_TEST_* backport (patches/6.1/0010). Swap on /dev/vda
+# every policy, checked against tests/expect/upstream.tsv, plus (6.1 line) the
+# bad-input test of the PIN_LONGTERM_TEST_* backport (patches/6.1/0010). Swap on /dev/vda
 # for the swapped-out cases, 16 reserved 2 MiB hugetlb pages for the hugetlb
 # cases, THP enabled (cow.c asks with MADV_HUGEPAGE), debugfs for gup_test,
 # an ext4 scratch disk /dev/vdb on /mnt/local for gup_longterm's "local tmpfile".
@@ -25,5 +25,11 @@ GUEST_SETUP='
 mkdir -p /mnt/local && mount -t ext4 /dev/vdb /mnt/local || exit 1
 [ -e /sys/kernel/debug/gup_test ] || { echo "no /sys/kernel/debug/gup_test"; exit 1; }
 '
-TEST_GROUPS="upstream"
+# On 6.1 also the bad-input test of the PIN_LONGTERM_TEST_* backport
+# (patches/6.1/0010, group pinabi); 6.12 has the ioctls upstream. KERNEL
+# is the kernel line (make's, run.conf's in the guest, the judge's).
+case ${KERNEL:-6.1} in
+6.1) TEST_GROUPS="upstream pinabi" ;;
+*) TEST_GROUPS="upstream" ;;
+esac
 POLICIES="exclusive refcount mapcount"

@@ -34,6 +34,7 @@ cp "$top"/tests/expect/*.tsv "$stagedir/etc/cowtest/expect/" 2>/dev/null || true
 cat >"$stagedir/etc/cowtest/run.conf" <<EOC
 VARIANT=$variant
 PROFILE=$profile
+KERNEL=${KERNEL:-6.1}
 EOC
 if [ -d "$obj/modinst/lib/modules/$kver" ]; then
 	mkdir -p "$stagedir/usr/lib/modules"

@@ -70,6 +70,7 @@ from_base() {
 		echo "config $variant: from $base, modules off ($(grep -c '=y$' "$scratch/.config") options built in)"
 }
 rm -rf "$scratch" && mkdir -p "$scratch"
+trap 'rm -rf "$scratch"' EXIT
 if ! {
 	from_base &&
 		"$tree/scripts/kconfig/merge_config.sh" -m -O "$scratch" "$scratch/.config" "$@" &&
@@ -77,12 +78,10 @@ if ! {
 		{ cmp -s "$scratch/.config" "$obj/.config" || cp "$scratch/.config" "$obj/.config"; } &&
 		make -C "$tree" O="$obj" olddefconfig
 } >"$log" 2>&1; then
-	rm -rf "$scratch"
 	tail -n 20 "$log" >&2
 	stage "config $variant" "FAILED (log: $log)" "$start"
 	exit 1
 fi
-rm -rf "$scratch"
 
 # Validate. Requested options: the fragments in order, later ones win.
 # "=n" and "is not set" both mean "must not be set" (absent is fine).

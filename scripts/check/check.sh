@@ -612,18 +612,19 @@ fi
 rm -f "$ctt"
 
 # 14c. scripts/build/disk.sh, make test's disk check: it passes with room,
-# fails naming the free and the needed MiB without it (a fresh directory
-# wants the fresh figure), and refuses figures that are not numbers.
+# fails naming the free and the needed MiB without it (a line whose tree is
+# not there yet adds its fresh figure), and refuses figures that are not
+# numbers.
 dk=$(mktemp -d)
 dk_have=$(df -Pk "$dk" | awk 'NR == 2 { print int($4 / 1024) }')
-sh scripts/build/disk.sh "$dk/b" 1 1 >/dev/null 2>&1; d1=$?
-sh scripts/build/disk.sh "$dk/b" $((dk_have + 1000)) 1 >/dev/null 2>"$tmp"; d2=$?
-grep -q "needs about $((dk_have + 1000)) MiB" "$tmp" || d2="$d2 (no figures)"
-mkdir -p "$dk/c/linux-source-6.1/.git"
-sh scripts/build/disk.sh "$dk/c" $((dk_have + 1000)) 1 >/dev/null 2>&1; d3=$?
-sh scripts/build/disk.sh "$dk/b" 1x 1 >/dev/null 2>&1; d4=$?
+sh scripts/build/disk.sh "$dk/b" 1 "$dk/b/t=1" >/dev/null 2>&1; d1=$?
+sh scripts/build/disk.sh "$dk/b" 1 "$dk/b/t=$((dk_have + 1000))" >/dev/null 2>"$tmp"; d2=$?
+grep -q "needs about $((dk_have + 1001)) MiB" "$tmp" || d2="$d2 (no figures)"
+mkdir -p "$dk/c/t/.git"
+sh scripts/build/disk.sh "$dk/c" 1 "$dk/c/t=$((dk_have + 1000))" >/dev/null 2>&1; d3=$?
+sh scripts/build/disk.sh "$dk/b" 1 "$dk/b/t=1x" >/dev/null 2>&1; d4=$?
 if [ "$d1 $d2 $d3 $d4" = "0 1 0 1" ]; then
-	ok "disk check: passes with room, fails with the figures without, a built directory needs less, bad figures are refused"
+	ok "disk check: passes with room, fails with the figures without, a built line needs less, bad figures are refused"
 else notok "disk check" "statuses $d1 / $d2 / $d3 / $d4, want 0 / 1 / 0 / 1"; fi
 rm -rf "$dk"
 
@@ -838,7 +839,8 @@ if rmd write "$rm_/A.md" "$rmc/20260102-030405" "$rmc/stall-20260102-060708" >"$
 	rmd add "$rm_/A.md" "$rmc/soak-20260102-070809" "$rmc/20260102-030405" >"$tmp" 2>&1 &&
 	rmd check "$rm_/A.md" >"$tmp" 2>&1 &&
 	grep -q ': 3 sections, 0 history lines, runs: 20260102-030405 stall-20260102-060708 soak-20260102-070809$' "$tmp" &&
-	grep -q "make report RUN=\"$rmc/20260102-030405 $rmc/stall-20260102-060708 $rmc/soak-20260102-070809\"" "$rm_/A.md" &&
+	[ "$(sed -n 's/^- `\([^`]*\)`: .*, \(.*\)$/\1 \2/p' "$rm_/A.md" | tr '\n' ' ')" = \
+		"20260102-030405 $PWD/$rmc/20260102-030405 stall-20260102-060708 $PWD/$rmc/stall-20260102-060708 soak-20260102-070809 $PWD/$rmc/soak-20260102-070809 " ] &&
 	cp "$rm_/A.md" "$rm_/A0.md" && ! rmd add "$rm_/A.md" "$rm_/no-such-run" >/dev/null 2>&1 &&
 	cmp -s "$rm_/A.md" "$rm_/A0.md"; then
 	ok "results_md: add puts a new run after the others, replaces a run it has, and refuses a missing one untouched"

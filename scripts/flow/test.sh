@@ -66,7 +66,8 @@ summary() {
 }
 
 run_stage deps "$MAKE" --no-print-directory deps || summary
-run_stage disk scripts/build/disk.sh "$BUILD" "${DISK_FRESH_MIB:-6144}" "${DISK_WARM_MIB:-2048}" || summary
+# shellcheck disable=SC2086 # DISK_LINES: one TREE=MIB word per line
+run_stage disk scripts/build/disk.sh "$BUILD_ROOT" "${DISK_WARM_MIB:-1024}" ${DISK_LINES:-} || summary
 
 # lmake LINE ARGS...: make on kernel line LINE. What make test's own make
 # exported for its line (tree, series, matrix, fragments) is dropped, so
@@ -125,6 +126,8 @@ for line in $lines; do
 		*" $line "*) echo "build_state=fresh build directory (cold; ccache as it was)" ;;
 		*) echo "build_state=build directory with a tree" ;;
 		esac
+		# And what ccache held (MiB): an empty cache is a cold build.
+		echo "ccache_mib=$(du -sm "$(ccache -k cache_dir 2>/dev/null || echo /nonexistent)" 2>/dev/null | cut -f1)"
 	} >"$lrdir/meta.env"
 
 	# The stage graph (Makefile, test-graph): check and test-bad-input

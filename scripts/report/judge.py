@@ -351,7 +351,7 @@ def load_expect(edir):
             sys.exit('judge: %s: scenario %s is no program\'s (tests/expect/programs.tsv, or a '
                      'cell of tests/expect/backings.tsv)' % (where, r['case']))
         if r['profile'] != '*':
-            groups = (profile_vars(r['profile']) or {}).get('TEST_GROUPS', '').split()
+            groups = (profile_vars(r['profile'], r['kernel']) or {}).get('TEST_GROUPS', '').split()
             if not set(groups) & set(cmds[prog]):
                 sys.exit('judge: %s: profile %s does not run %s (its TEST_GROUPS: %s; %s is in %s)'
                          % (where, r['profile'], prog, ' '.join(groups) or 'none', prog,
@@ -562,26 +562,28 @@ PROFILE_VARS = ('TEST_GROUPS', 'POLICIES', 'KERNEL_CMDLINE', 'FEATURES')
 
 
 @functools.lru_cache(maxsize=None)
-def profile_vars(profile):
+def profile_vars(profile, kernel=KERNEL_DEFAULT):
     """The PROFILE_VARS of qemu-profiles/PROFILE.profile as the shell sees
-    them after sourcing it (one sh per profile), or None."""
+    them after sourcing it with KERNEL set to the kernel line (one sh per
+    profile and line), or None."""
     path = os.path.join(TOP, 'qemu-profiles', profile + '.profile')
     if not os.path.exists(path):
         return None
     out = subprocess.run(['sh', '-c', '%s; . "$1"; printf "%%s\\n" %s'
                           % (' '.join(v + '=' for v in PROFILE_VARS),
                              ' '.join('"$%s"' % v for v in PROFILE_VARS)),
-                          'sh', path], capture_output=True, text=True, check=False).stdout
+                          'sh', path], capture_output=True, text=True, check=False,
+                         env=dict(os.environ, KERNEL=kernel)).stdout
     return dict(zip(PROFILE_VARS, out.split('\n') + [''] * len(PROFILE_VARS)))
 
 
-def profile_plan(profile, cmdline=None):
+def profile_plan(profile, cmdline=None, kernel=KERNEL_DEFAULT):
     """(TEST_GROUPS, POLICIES) of a profile, with its command line's
     cowtest.groups= and cowtest.policy=, as guest/init.sh reads them (the
     last one wins). cmdline: the command line the host booted the run with
     (RUNDIR/<run>.cmdline, which scripts/boot/run-qemu.sh writes: make soak
     and make trace run only some of a profile's groups)."""
-    v = profile_vars(profile)
+    v = profile_vars(profile, kernel)
     if v is None:
         return None
     groups, pols = v['TEST_GROUPS'], v['POLICIES'] or ' '.join(POLICIES)
@@ -669,7 +671,7 @@ class Judge:
         if self.rundir and os.path.exists(os.path.join(self.rundir, run + '.cmdline')):
             with open(os.path.join(self.rundir, run + '.cmdline')) as f:
                 cmdline = f.read()
-        plan = profile_plan(profile, cmdline)
+        plan = profile_plan(profile, cmdline, self.kernel)
         if plan is None:
             self.cell(run, '-', '-', '-', 'run', 'fail', 'no profile qemu-profiles/%s.profile' % profile)
             return

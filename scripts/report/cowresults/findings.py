@@ -132,15 +132,24 @@ def series_note(run, current, line='6.1'):
         return 'the current series (%s; %s)' % (mine, how)
     note = '**the series changed since**: the run tested %s, the current series is %s (%s)' % (
         mine, cur, how)
-    # A run whose series git knows (its recorded identity is that of the
-    # patches at its commit) can say what changed since: documentation only
-    # leaves the code it tested the current code.
-    g = seriesmod.at_commit(run.get('commit') or '', line=line)
-    files = seriesmod.changed_files(run['commit'], line=line) if g and g['sha256'] == s['sha256'] else None
-    if files and all(f.startswith('Documentation/') for f in files):
+    files = doc_only(run, line)
+    if files:
         note += '; only its documentation changed (%s): the code is the one the run tested' % (
             ', '.join(files))
     return note
+
+
+def doc_only(run, line='6.1'):
+    """The files the line's series changed since RUN's, when they are all
+    under Documentation/ (the code RUN tested is the current code); else
+    None. A run whose series git knows (its recorded identity is that of the
+    patches at its commit) can say; another cannot."""
+    s = run.get('series') or {}
+    g = seriesmod.at_commit(run.get('commit') or '', line=line)
+    if not (g and s.get('sha256') and g['sha256'] == s['sha256']):
+        return None
+    files = seriesmod.changed_files(run['commit'], line=line)
+    return files if files and all(f.startswith('Documentation/') for f in files) else None
 
 
 def provenance(run):
@@ -270,8 +279,11 @@ def costs(run, insns, mode='det', current=None):
         if ins is not None and ins['data'].get('parsed') and ins['data']['parsed'].get('total'):
             t = ins['data']['parsed']['total']
             old = current and current.get('sha256') and ins['series'].get('sha256') not in ('', current['sha256'])
-            icell = '%+.1f insn/%s (`%s`%s)' % (t[2], ins['data']['parsed']['unit'], ins['id'],
-                                                ', an older series' if old else '')
+            if old and doc_only(ins):
+                old = ', series %s: same code' % (ins['series'].get('changed_by') or '')[:7]
+            elif old:
+                old = ', an older series'
+            icell = '%+.1f insn/%s (`%s`%s)' % (t[2], ins['data']['parsed']['unit'], ins['id'], old or '')
         rows.append([name, unit, r['stock'], {p: cost_cell(r['policies'].get(p)) for p in POLICIES}, icell])
     sng = [r for r in cost if r['bench'].startswith('sng-')]
     if sng:

@@ -166,7 +166,7 @@ def load_test(d):
     data = run['data']
     data['lines'] = {name: first_line(os.path.join(d, name + '.txt'))
                      for name in ('summary', 'judge', 'cases')}
-    data['wall'] = {k: env.get(k, '') for k in ('elapsed_s', 'command', 'host_cpus', 'build_state')}
+    data['wall'] = {k: env.get(k, '') for k in ('elapsed_s', 'command', 'host_cpus', 'build_state', 'ccache_mib')}
     cells = load_jsonl(os.path.join(d, 'judgement.jsonl'), 'judgement')
     if not all(isinstance(c, dict) and set(CELL) <= set(c) for c in cells):
         raise BadInput('%s/judgement.jsonl: a cell without one of %s' % (d, ', '.join(CELL)))

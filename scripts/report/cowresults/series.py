@@ -16,6 +16,7 @@ people read ("the series of 3fd9187").
 
   python3 scripts/report/cowresults/series.py PATCHES_DIR   prints the sha256
 """
+import functools
 import hashlib
 import os
 import re
@@ -167,6 +168,7 @@ def kernel_files(read, names):
     return {k: '\n'.join(v) for k, v in out.items()}
 
 
+@functools.lru_cache(maxsize=None)
 def changed_files(commit, repo=TOP, pdir=None, line=LINE_DEFAULT):
     """The kernel files the line's series at COMMIT (of REPO's history) and
     the series in PDIR (patches/<line>/ as it is) treat differently,
