@@ -64,6 +64,8 @@ for w in $(cat /proc/cmdline); do
 	cowtest.policy=*) POLICIES=${w#*=} ;;
 	cowtest.shell=1) shell_mode=1 ;;
 	cowtest.timeout=*) TEST_TIMEOUT=${w#*=} ;;
+	# Scenario cells without a row run and report (tests/guest/lib/scn.c).
+	cowtest.observe=1) COWTEST_OBSERVE=1 && export COWTEST_OBSERVE ;;
 	esac
 done
 

@@ -21,7 +21,14 @@ KERNEL_CMDLINE="trace_event=cow:cow_policy_change"
 GUEST_SETUP='
 grep -E "^(MemTotal|MemAvailable):" /proc/meminfo
 '
-TEST_GROUPS="flipstress stap"
+# 6.1: the flip stress and the systemtap check of cow_decisions. 6.12: the
+# flip stress with mTHP sizes enabled (feature mthp; flipstress --mthp
+# requires mTHP faults while it runs); no systemtap module (Debian 12's
+# systemtap 4.8 predates 6.12, Makefile STAP_VARIANTS_6.12).
+case ${KERNEL:-6.1} in
+6.1) TEST_GROUPS="flipstress stap" ;;
+*) TEST_GROUPS="flipmthp" FEATURES="$FEATURES mthp" MTHP_SIZES="16 64" ;;
+esac
 # flipstress's stressng worker runs stress-ng's COW-relevant stressors.
 GUEST_INSTALL="stress-ng"
 # flipstress starts from this policy and flips among all three itself.

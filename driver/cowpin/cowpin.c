@@ -129,9 +129,19 @@ static int cowpin_pin(struct cowpin_region *r)
 		if ((r->flags & COWPIN_F_FAST_ONLY) && (r->flags & COWPIN_F_GET))
 			ret = get_user_pages_fast_only(addr, nr, gup_flags,
 						       r->pages + done);
+#ifdef COWPIN_HAVE_PIN_FAST_ONLY
 		else if (r->flags & COWPIN_F_FAST_ONLY)
 			ret = pin_user_pages_fast_only(addr, nr, gup_flags,
 						       r->pages + done);
+#else
+		/*
+		 * No pin_user_pages_fast_only() (present in v6.2, gone by
+		 * v6.5; Kbuild looks for it): FOLL_PIN | FOLL_FAST_ONLY has no
+		 * exported entry on the 6.12 line, so this mode is refused.
+		 */
+		else if (r->flags & COWPIN_F_FAST_ONLY)
+			ret = -EOPNOTSUPP;
+#endif
 		else if (r->flags & COWPIN_F_GET)
 			ret = get_user_pages_fast(addr, nr, gup_flags,
 						  r->pages + done);

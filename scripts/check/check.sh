@@ -468,6 +468,8 @@ jd_case 1 "scenarios.tsv:$(grep -n -P '^ksm-last\t\*\t' "$jd.exp/scenarios.tsv" 
 # there, and a 6.12 run is judged by the 6.12 rows alone.
 jd_exp
 awk -F '\t' -v OFS='\t' '/^#/ || NF < 5 { print; next }
+	$1 != "scenario" && NF > 6 { next }
+	$1 == "scenario" { NF = 6 }
 	{ $3 = $3 OFS ($1 == "scenario" ? "kernel" : "6.1"); print }
 	$1 == "ksm-last" && $2 == "base" && $3 ~ /^mapcount/ { print "ksm-last", "base", "mapcount", "6.12", "copy", "cow_copy_ksm=16", "a later kernel" }' \
 	tests/expect/scenarios.tsv >"$jd.exp/scenarios.tsv"
@@ -500,25 +502,30 @@ jd_exp
 sed -i 's/^\(vmsplice-4k\tbase\texclusive\tok\t\)cow_copy_refcount=16,slack=6/\1cow_copy_refcount=16,slack=1000/' "$jd.exp/scenarios.tsv"
 jd_case 1 "slack 1000 is not smaller than the count it guards (cow_copy_refcount=16)" \
 	"a row whose slack=1000 guards a count of 16 is refused" cow:base slack=1000 -- --expect "$jd.exp"
-# tests/expect/counters.txt is the tree's list: the cow_* strings of
-# mm/vmstat.c (checked when the tree is there; a list with a name
+# tests/expect/counters.txt is each line's tree's list: the cow_* strings
+# of its mm/vmstat.c, the names without kernel lines plus the line's own
+# (checked for every line whose tree is there; a list with a name
 # misspelled differs).
-cnt_diff() { # LIST: the names LIST and the tree's mm/vmstat.c do not share
-	sed 's/#.*//' "$1" | awk NF | sort >"$jd.l"
-	grep -o '"cow_[a-z0-9_]*"' "$KSRC/mm/vmstat.c" | tr -d '"' | sort >"$jd.t"
+cnt_diff() { # LIST TREE LINE: the names LIST (for LINE) and TREE's mm/vmstat.c do not share
+	sed 's/#.*//' "$1" | awk -v l="$3" 'NF == 1 { print $1 } NF > 1 { for (i = 2; i <= NF; i++) if ($i == l) print $1 }' |
+		sort >"$jd.l"
+	grep -o '"cow_[a-z0-9_]*"' "$2/mm/vmstat.c" | tr -d '"' | sort >"$jd.t"
 	comm -3 "$jd.l" "$jd.t" | tr -d '\t' | tr '\n' ' '
 }
-if [ -f "$KSRC/mm/vmstat.c" ]; then
-	cd_=$(cnt_diff tests/expect/counters.txt)
-	sed 's/^cow_gup_break$/cow_gup_brk/' tests/expect/counters.txt >"$jd.c"
-	cd_bad=$(cnt_diff "$jd.c")
-	if [ -n "$cd_" ]; then notok "counters.txt is the tree's cow_* counters" "not shared: $cd_"
-	elif [ "$cd_bad" != "cow_gup_break cow_gup_brk " ]; then notok "counters.txt check" "a misspelled list gave '$cd_bad'"
-	else ok "counters.txt is the tree's cow_* counters (mm/vmstat.c); a misspelled copy is not"; fi
-	rm -f "$jd.l" "$jd.t" "$jd.c"
-else
-	skip "counters.txt is the tree's cow_* counters" "no tree at $KSRC (make tree)"
-fi
+for lt in $LINE_TREES; do
+	cl=${lt%%=*} ct=${lt#*=}
+	if [ -f "$ct/mm/vmstat.c" ]; then
+		cd_=$(cnt_diff tests/expect/counters.txt "$ct" "$cl")
+		sed 's/^cow_gup_break$/cow_gup_brk/' tests/expect/counters.txt >"$jd.c"
+		cd_bad=$(cnt_diff "$jd.c" "$ct" "$cl")
+		if [ -n "$cd_" ]; then notok "counters.txt is the $cl tree's cow_* counters" "not shared: $cd_"
+		elif [ "$cd_bad" != "cow_gup_break cow_gup_brk " ]; then notok "counters.txt check ($cl)" "a misspelled list gave '$cd_bad'"
+		else ok "counters.txt is the $cl tree's cow_* counters (mm/vmstat.c); a misspelled copy is not"; fi
+		rm -f "$jd.l" "$jd.t" "$jd.c"
+	else
+		skip "counters.txt is the $cl tree's cow_* counters" "no tree at $ct (make tree KERNEL=$cl)"
+	fi
+done
 # Every scenario of tests/expect/programs.tsv is a string of its program.
 pg_bad=$(awk -F '\t' '!/^#/ && NF >= 2 && $1 != "scenario" { split($2, w, " "); print $1, w[1] }' tests/expect/programs.tsv |
 	while read -r sc prog; do

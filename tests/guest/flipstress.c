@@ -5,7 +5,7 @@
  * Bounded in time, seeded (the workers' choices depend only
  * on the seed; the interleaving does not).
  *
- *   flipstress [--seconds N] [--seed S] [--may-skip]
+ *   flipstress [--seconds N] [--seed S] [--may-skip] [--mthp]
  *   (/proc/cmdline cowtest.flipsec=N and cowtest.flipseed=S override,
  *   so make soak can stretch a run without a new image.)
  *
@@ -16,6 +16,13 @@
  * exactly once (cow:cow_policy_change "old=A new=B" events chain: B of one
  * event is A of the next, and the last B is the policy in force; the kernel
  * log is rate-limited and carries only a summary).
+ *
+ * --mthp (kernels with anonymous mTHP, 6.8 and later, booted with mTHP
+ * sizes enabled): the fork worker's memory may be large folios too (no
+ * MADV_NOHUGEPAGE; the other workers' memory never asks either way), and
+ * a ninth point requires that anonymous mTHP faults happened while the
+ * workers ran (hugepages-<size>kB/stats/anon_fault_alloc below the PMD
+ * size), so the flips raced with large folios, not only with 4 KiB pages.
  *
  * Workers (one process each, each owns and verifies its memory; a stamp is
  * written at three offsets of each page and the expected stamps are kept
@@ -113,7 +120,7 @@ static double deadline;
 /* The test points main() prints, whatever happens. */
 #define NPOINTS	8
 /* --may-skip: a worker whose device or feature is missing may skip. */
-static bool may_skip;
+static bool may_skip, mthp;
 
 static const char *names[3] = { "exclusive", "refcount", "mapcount" };
 
@@ -261,7 +268,8 @@ static void w_fork(int w, uint64_t rs)
 
 	if (!mem || !shadow)
 		wfail(w, "mmap");
-	madvise(mem, n * PAGE_SIZE, MADV_NOHUGEPAGE);
+	if (!mthp)
+		madvise(mem, n * PAGE_SIZE, MADV_NOHUGEPAGE);
 	for (i = 0; i < n; i++) {
 		shadow[i] = mkstamp(w, gen, i, getpid());
 		stamp(mem + i * PAGE_SIZE, shadow[i]);
@@ -1188,6 +1196,29 @@ static void cmdline_opt(const char *key, long *val)
 		*val = atol(p + strlen(key));
 }
 
+/* Anonymous mTHP faults so far: every size below the PMD size. */
+static long long mthp_faults(void)
+{
+	const char *t = "/sys/kernel/mm/transparent_hugepage";
+	DIR *d = opendir(t);
+	struct dirent *e;
+	long long n = 0;
+
+	while (d && (e = readdir(d))) {
+		char path[512];
+		long kb, v;
+
+		if (sscanf(e->d_name, "hugepages-%ldkB", &kb) != 1 || kb >= 2048)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/stats/anon_fault_alloc", t, e->d_name);
+		v = scn_read_long(path);
+		n += v > 0 ? v : 0;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	long seconds = 20, s = 1;
@@ -1198,6 +1229,7 @@ int main(int argc, char **argv)
 	struct vmstat v0, v1;
 	pthread_t ft[2], rt, kt;
 	pid_t pid[NR_W];
+	long long mthp0 = 0;
 	double t0;
 	int k;
 
@@ -1208,8 +1240,10 @@ int main(int argc, char **argv)
 			s = atol(argv[++k]);
 		} else if (!strcmp(argv[k], "--may-skip")) {
 			may_skip = true;
+		} else if (!strcmp(argv[k], "--mthp")) {
+			mthp = true;
 		} else {
-			fprintf(stderr, "usage: flipstress [--seconds N] [--seed S] [--may-skip]\n");
+			fprintf(stderr, "usage: flipstress [--seconds N] [--seed S] [--may-skip] [--mthp]\n");
 			return 2;
 		}
 	}
@@ -1217,10 +1251,10 @@ int main(int argc, char **argv)
 	cmdline_opt("cowtest.flipseed=", &s);
 	seed = s ? s : 1;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	tap_plan(NPOINTS);
-	tap_diag("flipstress: %ld s, seed %llu", seconds, seed);
+	tap_plan(NPOINTS + mthp);
+	tap_diag("flipstress: %ld s, seed %llu%s", seconds, seed, mthp ? ", mTHP" : "");
 	if (!cow_policy_present()) {
-		for (k = 0; k < NPOINTS; k++)
+		for (k = 0; k < NPOINTS + mthp; k++)
 			if (cow_policy_expected())
 				tap_result(false, "flipstress: no /proc/sys/vm/cow_policy");
 			else
@@ -1262,6 +1296,7 @@ int main(int argc, char **argv)
 		tap_diag("cow:cow_policy_change is not on from boot (trace_event=): no trace check");
 	snprintf(log_last_to, sizeof(log_last_to), "%s", start_policy);
 
+	mthp0 = mthp_faults();
 	t0 = now();
 	deadline = t0 + seconds;
 	for (k = 0; k < NR_W; k++) {
@@ -1323,6 +1358,12 @@ int main(int argc, char **argv)
 		close(trace_fd);
 	}
 	tap_diag("ran %.1f s", now() - t0);
+	if (mthp) {
+		long long d = mthp_faults() - mthp0;
+
+		tap_diag("mTHP: %lld anonymous mTHP faults while the workers ran", d);
+		tap_result(d > 0, "flipstress: the workers faulted anonymous mTHPs");
+	}
 
 	/* 1: no corruption */
 	{

@@ -29,6 +29,18 @@
  *            long-term R/W pin from before the case to its end: fork()
  *            must not share it (copy_huge_pmd() splits the PMD and the
  *            PTEs copy the maybe-pinned pages for the child)
+ *   mthp-16k, mthp-64k  anonymous multi-size THPs (6.8 and later) of 16
+ *            or 64 KiB, mapped by PTEs: the program enables exactly that
+ *            size (hugepages-<size>kB/enabled "always", every other size
+ *            "never", as upstream's cow.c runs each size) for the cell,
+ *            faults 2 * NPAGES pages in and checks that each NPAGES-page
+ *            span is made of whole large folios (compound head and tails,
+ *            contiguous pfns); the cases use the first NPAGES pages (four
+ *            16 KiB folios, or one 64 KiB folio) and a child that keeps
+ *            "the rest" keeps the next folios
+ *   pinned-mthp  one 64 KiB mTHP whose first page only is under a
+ *            long-term R/W pin (/dev/cowpin) throughout: a pin on a
+ *            subpage makes the whole folio maybe-pinned
  *
  * Cases (the parent writes NPAGES pages between the counter snapshots):
  *   vmsplice    seed 000 (CVE-2020-29374): a child vmsplice()s the pages
@@ -53,11 +65,25 @@
  *               read-only long-term (FOLL_PIN | FOLL_LONGTERM, 6.1's
  *               unshare path); "ok" when the pins read the write,
  *               "stale-pin" when one reads the snapshot.
+ *   swapin-rw   no fork: the pages are paged out to a SWP_SYNCHRONOUS_IO
+ *               device (zram), each swap entry's count 1, then read (the
+ *               swap-in fault: on 6.12 one fault brings a whole mTHP back,
+ *               alloc_swap_folio()) and written in the window; "reuse" or
+ *               "copy" by the pfns the read mapped, and the detail says
+ *               how the pages came back (swapin_large=N/W: pages whose
+ *               folio is large after the read, and how many must be: all
+ *               on an mTHP backing, none on 4k), the evidence that the
+ *               mTHP swap-in path ran; any other shape is "error".
+ *   swapin-w    as swapin-rw without the read: the write fault swaps in
+ *               (a whole mTHP in one fault, one decision for all its
+ *               pages: the counters say how many folios came back).
  *
  * Deterministic: one run per cell.  Both processes warm their stacks
  * before the window, so the slack only covers a few stray faults.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,8 +105,9 @@
 struct area {
 	char *map, *p;		/* the mapping, and the pages the cases use */
 	size_t maplen, len;	/* len: what a child drops (the whole backing) */
-	bool hugetlb, ksm;
+	bool hugetlb, ksm, mthp;
 	uint64_t pin;		/* the pinned backing's handle, or 0 */
+	int pinpages;		/* how many of the pages it pins (from the first) */
 	char setup[128];	/* how the backing looked, for the RESULT line */
 };
 
@@ -157,6 +184,130 @@ static const char *back_hugetlb(struct area *a)
 	return NULL;
 }
 
+/*
+ * mTHP sizes: enable exactly KB (upstream cow.c's run_with_thp() per size),
+ * every other hugepages-<size>kB knob "never"; mthp_restore() puts back
+ * what each knob said.
+ */
+#define THP_SYSFS	"/sys/kernel/mm/transparent_hugepage"
+#define MAX_SIZES	16
+static char mthp_knob[MAX_SIZES][320], mthp_old[MAX_SIZES][16];
+static int nr_knobs;
+
+static void mthp_restore(void)
+{
+	for (int i = 0; i < nr_knobs; i++)
+		if (scn_write_file(mthp_knob[i], mthp_old[i]))
+			scn_ok(false, "restore %s to %s", mthp_knob[i], mthp_old[i]);
+	nr_knobs = 0;
+}
+
+static const char *mthp_only(long kb)
+{
+	DIR *d = opendir(THP_SYSFS);
+	struct dirent *e;
+	bool found = false;
+
+	if (!d)
+		return "no " THP_SYSFS;
+	while ((e = readdir(d)) && nr_knobs < MAX_SIZES) {
+		char buf[128] = "", *b, *q;
+		long size;
+		FILE *f;
+
+		if (sscanf(e->d_name, "hugepages-%ldkB", &size) != 1)
+			continue;
+		snprintf(mthp_knob[nr_knobs], sizeof(mthp_knob[0]), THP_SYSFS "/%s/enabled",
+			 e->d_name);
+		f = fopen(mthp_knob[nr_knobs], "r");
+		/* A size without an anonymous knob (6.12's 8 KiB: order 1). */
+		if (!f && errno == ENOENT)
+			continue;
+		if (!f || !fgets(buf, sizeof(buf), f)) {
+			static char why[400];
+
+			snprintf(why, sizeof(why), "cannot read %s: %s", mthp_knob[nr_knobs],
+				 strerror(errno));
+			if (f)
+				fclose(f);
+			closedir(d);
+			return why;
+		}
+		fclose(f);
+		/* "always [inherit] madvise never": the bracketed word. */
+		b = strchr(buf, '[');
+		q = b ? strchr(b, ']') : NULL;
+		if (!q) {
+			closedir(d);
+			return "hugepages-<size>kB/enabled without a [selected] word";
+		}
+		*q = 0;
+		snprintf(mthp_old[nr_knobs], sizeof(mthp_old[0]), "%s", b + 1);
+		if (scn_write_file(mthp_knob[nr_knobs], size == kb ? "always" : "never")) {
+			closedir(d);
+			return "cannot write hugepages-<size>kB/enabled";
+		}
+		nr_knobs++;
+		found |= size == kb;
+	}
+	closedir(d);
+	return found ? NULL : "no hugepages-<size>kB knob of this size";
+}
+
+/* How many of the NPAGES pages at p lie in whole large folios of NR pages. */
+static int in_folios(const char *p, int nr)
+{
+	int n = 0;
+
+	for (int f = 0; f < NPAGES / nr; f++) {
+		const char *fp = p + (size_t)f * nr * PAGE_SIZE;
+		uint64_t head = scn_pfn(fp);
+		bool ok = head && (scn_kpageflags(head) & (1ULL << KPF_COMPOUND_HEAD));
+
+		for (int i = 1; ok && i < nr; i++)
+			ok = scn_pfn(fp + i * PAGE_SIZE) == head + i &&
+			     (scn_kpageflags(head + i) & (1ULL << KPF_COMPOUND_TAIL));
+		n += ok ? nr : 0;
+	}
+	return n;
+}
+
+static const char *map_mthp(struct area *a, long kb)
+{
+	size_t fsz = kb << 10;
+	const char *why;
+	int whole;
+
+	a->mthp = true;
+	why = mthp_only(kb);
+	if (why)
+		return why;
+	/* 2 * SPAN pages, the first SPAN aligned to a folio: fault them in. */
+	a->maplen = 2 * SPAN + fsz;
+	a->map = mmap(NULL, a->maplen, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a->map == MAP_FAILED) {
+		a->map = NULL;
+		return "mmap failed";
+	}
+	a->p = (char *)(((uintptr_t)a->map + fsz - 1) & ~(fsz - 1));
+	a->len = 2 * SPAN;
+	memset(a->p, 'o', a->len);
+	whole = in_folios(a->p, (int)(fsz / PAGE_SIZE));
+	snprintf(a->setup, sizeof(a->setup), "mthp_kb=%ld in_folios=%d/%d", kb, whole, NPAGES);
+	return whole < NPAGES ? "the pages are not in whole mTHPs of that size" : NULL;
+}
+
+static const char *back_mthp_16k(struct area *a)
+{
+	return map_mthp(a, 16);
+}
+
+static const char *back_mthp_64k(struct area *a)
+{
+	return map_mthp(a, 64);
+}
+
 static const char *back_swapped(struct area *a)
 {
 	int out;
@@ -201,6 +352,7 @@ static const char *back_pinned(struct area *a)
 	if (cowpin_fd() < 0)
 		return "no " COWPIN_DEVICE;
 	ret = cowpin_reg(pinfd, a->p, SPAN, COWPIN_F_WRITE | COWPIN_F_LONGTERM, &a->pin);
+	a->pinpages = NPAGES;
 	snprintf(a->setup, sizeof(a->setup), "pinned=%s", ret ? strerror(-ret) : "rw-longterm");
 	return ret ? "register failed" : NULL;
 }
@@ -216,8 +368,27 @@ static const char *back_pinned_thp(struct area *a)
 	if (cowpin_fd() < 0)
 		return "no " COWPIN_DEVICE;
 	ret = cowpin_reg(pinfd, a->p, SPAN, COWPIN_F_WRITE | COWPIN_F_LONGTERM, &a->pin);
+	a->pinpages = NPAGES;
 	snprintf(a->setup + off, sizeof(a->setup) - off, " pinned=%s anon_huge_kb=%ld",
 		 ret ? strerror(-ret) : "rw-longterm", scn_anon_huge_kb(a->p));
+	return ret ? "register failed" : NULL;
+}
+
+/* One 64 KiB mTHP whose first page (a subpage) is under a R/W pin. */
+static const char *back_pinned_mthp(struct area *a)
+{
+	const char *why = map_mthp(a, 64);
+	size_t off = strlen(a->setup);
+	int ret;
+
+	if (why)
+		return why;
+	if (cowpin_fd() < 0)
+		return "no " COWPIN_DEVICE;
+	ret = cowpin_reg(pinfd, a->p, PAGE_SIZE, COWPIN_F_WRITE | COWPIN_F_LONGTERM, &a->pin);
+	a->pinpages = 1;
+	snprintf(a->setup + off, sizeof(a->setup) - off, " pinned=%s pinned_pages=1",
+		 ret ? strerror(-ret) : "rw-longterm");
 	return ret ? "register failed" : NULL;
 }
 
@@ -229,17 +400,19 @@ static void area_free(struct area *a)
 		munmap(a->map, a->maplen);
 	if (a->ksm)
 		scn_ksm_restore();
+	if (a->mthp)
+		mthp_restore();
 }
 
-/* How many of the NPAGES pages a pin reads as c (the device's view). */
-static int pin_sees(uint64_t h, char c)
+/* How many of the NR pinned pages a pin reads as c (the device's view). */
+static int pin_sees(uint64_t h, char c, int nr)
 {
 	int n = 0;
 
 	memset(devbuf, 0, SPAN);
-	if (cowpin_dev_read(pinfd, h, 0, SPAN, devbuf))
+	if (cowpin_dev_read(pinfd, h, 0, nr * PAGE_SIZE, devbuf))
 		return -1;
-	for (int i = 0; i < NPAGES; i++)
+	for (int i = 0; i < nr; i++)
 		n += !scn_count_diff(devbuf + i * PAGE_SIZE, c, PAGE_SIZE);
 	return n;
 }
@@ -363,7 +536,7 @@ static void case_vmsplice_early(struct area *a, struct obs *o)
 /* fork-write and ro-pin: a live child's snapshot, the parent's write. */
 static void fork_and_write(struct area *a, struct obs *o, bool ro_pin)
 {
-	int go[2], back[2], same = 0, bad = 0, seen = NPAGES, ro_seen = NPAGES;
+	int go[2], back[2], same = 0, bad = 0, seen = a->pinpages, ro_seen = NPAGES;
 	uint64_t pfn[NPAGES], h = 0;
 	int ret = 0, off;
 	pid_t pid;
@@ -389,9 +562,9 @@ static void fork_and_write(struct area *a, struct obs *o, bool ro_pin)
 		same += scn_pfn(a->p + i * PAGE_SIZE) == pfn[i];
 	bad += !!scn_count_diff(a->p, 'S', SPAN);
 	if (a->pin)
-		seen = pin_sees(a->pin, 'S');
+		seen = pin_sees(a->pin, 'S', a->pinpages);
 	if (h)
-		ro_seen = pin_sees(h, 'S');
+		ro_seen = pin_sees(h, 'S', NPAGES);
 	pipe_putc(go[1], 'g');
 	res = pipe_getc(back[0]);
 	waitpid(pid, NULL, 0);
@@ -399,14 +572,14 @@ static void fork_and_write(struct area *a, struct obs *o, bool ro_pin)
 		cowpin_dereg(pinfd, h);
 	o->outcome = ret || res == '?' || res == 'm' || seen < 0 || ro_seen < 0 ? "error" :
 		     res == 'L' ? "leak" : bad ? "lost-write" :
-		     seen < NPAGES || ro_seen < NPAGES ? "stale-pin" :
+		     seen < a->pinpages || ro_seen < NPAGES ? "stale-pin" :
 		     ro_pin ? "ok" :
 		     same == NPAGES ? "reuse" : same == 0 ? "copy" : "mixed";
 	off = snprintf(o->detail, sizeof(o->detail), "same_pfn=%d/%d child=%s", same,
 		       NPAGES, res == 'o' ? "old" : res == 'L' ? "new" : "bad");
 	if (a->pin)
 		off += snprintf(o->detail + off, sizeof(o->detail) - off,
-				" pin_sees_write=%d/%d", seen, NPAGES);
+				" pin_sees_write=%d/%d", seen, a->pinpages);
 	if (ro_pin && ret)
 		snprintf(o->detail + off, sizeof(o->detail) - off,
 			 " ro_pin_register=%s", strerror(-ret));
@@ -476,6 +649,75 @@ static void case_ro_pin(struct area *a, struct obs *o)
 	fork_and_write(a, o, true);
 }
 
+/*
+ * swapin-rw: page the NPAGES pages out (no fork: every swap entry's count
+ * is 1), read them back in the window, then write them.  The read is the
+ * swap-in; whether the write reuses what it mapped is the policy's.
+ */
+/* How many of the NPAGES pages at p are in large folios now. */
+static int in_large(const char *p)
+{
+	int n = 0;
+
+	for (int i = 0; i < NPAGES; i++) {
+		uint64_t pfn = scn_pfn(p + i * PAGE_SIZE);
+
+		n += pfn && (scn_kpageflags(pfn) &
+			     ((1ULL << KPF_COMPOUND_HEAD) | (1ULL << KPF_COMPOUND_TAIL)));
+	}
+	return n;
+}
+
+static void swapin(struct area *a, struct obs *o, bool read_first)
+{
+	uint64_t pfn[NPAGES];
+	int out, large = 0, same = 0, bad = 0;
+
+	out = scn_page_out(a->p, NPAGES);
+	scn_warm(&o->before);
+	if (read_first) {
+		for (int i = 0; i < NPAGES; i++)
+			bad += a->p[i * PAGE_SIZE] != 'o';
+		large = in_large(a->p);
+	}
+	for (int i = 0; i < NPAGES; i++)
+		pfn[i] = scn_pfn(a->p + i * PAGE_SIZE);
+	/* swapin-w: each write fault swaps in; the first byte checks the data. */
+	for (int i = 0; i < NPAGES; i++) {
+		char *pg = a->p + i * PAGE_SIZE;
+
+		if (!read_first)
+			bad += __atomic_exchange_n(pg, 'S', __ATOMIC_RELAXED) != 'o';
+		memset(pg, 'S', PAGE_SIZE);
+	}
+	vmstat_read(&o->after);
+	if (!read_first)
+		large = in_large(a->p);
+	for (int i = 0; i < NPAGES; i++)
+		same += scn_pfn(a->p + i * PAGE_SIZE) == pfn[i];
+	bad += !!scn_count_diff(a->p, 'S', SPAN);
+	/*
+	 * The swap-in shape is part of the case: an mTHP backing must come
+	 * back in large folios (6.12's alloc_swap_folio() from zram, swap
+	 * count 1), a 4 KiB one in small pages; anything else is "error".
+	 */
+	o->outcome = out < NPAGES || large != (a->mthp ? NPAGES : 0) ? "error" :
+		     bad ? "lost-write" :
+		     same == NPAGES ? "reuse" : same == 0 ? "copy" : "mixed";
+	snprintf(o->detail, sizeof(o->detail), "swapped=%d/%d swapin_large=%d/%d same_pfn=%d/%d",
+		 out, NPAGES, large, a->mthp ? NPAGES : 0, same, NPAGES);
+}
+
+static void case_swapin_rw(struct area *a, struct obs *o)
+{
+	swapin(a, o, true);
+}
+
+static void case_swapin_w(struct area *a, struct obs *o)
+{
+	swapin(a, o, false);
+}
+
 static const struct backing {
 	const char *name;
 	const char *(*make)(struct area *a);
@@ -488,6 +730,9 @@ static const struct backing {
 	{ "ksm", back_ksm },
 	{ "pinned", back_pinned },
 	{ "pinned-thp", back_pinned_thp },
+	{ "mthp-16k", back_mthp_16k },
+	{ "mthp-64k", back_mthp_64k },
+	{ "pinned-mthp", back_pinned_mthp },
 };
 
 static const struct scase {
@@ -499,6 +744,8 @@ static const struct scase {
 	{ "fork-write", case_fork_write },
 	{ "fork-partial", case_fork_partial },
 	{ "ro-pin", case_ro_pin },
+	{ "swapin-rw", case_swapin_rw },
+	{ "swapin-w", case_swapin_w },
 };
 
 #define N(x)	(sizeof(x) / sizeof((x)[0]))

@@ -78,7 +78,9 @@ void bail(const char *fmt, ...)
 const char *const cow_decision_counters[] = {
 	"cow_reuse_exclusive", "cow_reuse_refcount", "cow_reuse_mapcount",
 	"cow_reuse_ksm", "cow_copy_mapcount", "cow_copy_refcount",
-	"cow_copy_ksm", "cow_copy_swap", "cow_copy_locked", NULL
+	"cow_copy_ksm", "cow_copy_swap", "cow_copy_locked",
+	"cow_copy_large",	/* the 6.12 line's; absent (0) on 6.1 */
+	NULL
 };
 
 long long vmstat_decisions(const struct vmstat *before, const struct vmstat *after)
