@@ -74,9 +74,10 @@
  *               folio is large after the read, and how many must be: all
  *               on an mTHP backing, none on 4k), the evidence that the
  *               mTHP swap-in path ran; any other shape is "error".
- *   swapin-w    as swapin-rw without the read: the write fault swaps in
+ *   swapin-w    as swapin-rw without the read: each write fault swaps in
  *               (a whole mTHP in one fault, one decision for all its
- *               pages: the counters say how many folios came back).
+ *               pages: the counters say how many folios came back); "ok"
+ *               when every page reads its old data, then the write.
  *
  * Deterministic: one run per cell.  Both processes warm their stacks
  * before the window, so the slack only covers a few stray faults.
@@ -702,7 +703,7 @@ static void swapin(struct area *a, struct obs *o, bool read_first)
 	 * count 1), a 4 KiB one in small pages; anything else is "error".
 	 */
 	o->outcome = out < NPAGES || large != (a->mthp ? NPAGES : 0) ? "error" :
-		     bad ? "lost-write" :
+		     bad ? "lost-write" : !read_first ? "ok" :
 		     same == NPAGES ? "reuse" : same == 0 ? "copy" : "mixed";
 	snprintf(o->detail, sizeof(o->detail), "swapped=%d/%d swapin_large=%d/%d same_pfn=%d/%d",
 		 out, NPAGES, large, a->mthp ? NPAGES : 0, same, NPAGES);
