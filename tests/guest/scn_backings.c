@@ -345,52 +345,50 @@ static const char *back_ksm(struct area *a)
 	return n < NPAGES ? "not every page merged" : NULL;
 }
 
-static const char *back_pinned(struct area *a)
+/*
+ * Pin the first NR pages of the backing long-term R/W (/dev/cowpin) until
+ * area_free(); the setup says how.
+ */
+static const char *pin_first(struct area *a, int nr)
 {
+	size_t off = strlen(a->setup);
 	int ret;
 
-	back_4k(a);
 	if (cowpin_fd() < 0)
 		return "no " COWPIN_DEVICE;
-	ret = cowpin_reg(pinfd, a->p, SPAN, COWPIN_F_WRITE | COWPIN_F_LONGTERM, &a->pin);
-	a->pinpages = NPAGES;
-	snprintf(a->setup, sizeof(a->setup), "pinned=%s", ret ? strerror(-ret) : "rw-longterm");
+	ret = cowpin_reg(pinfd, a->p, nr * PAGE_SIZE, COWPIN_F_WRITE | COWPIN_F_LONGTERM,
+			 &a->pin);
+	a->pinpages = nr;
+	snprintf(a->setup + off, sizeof(a->setup) - off, "%spinned=%s", off ? " " : "",
+		 ret ? strerror(-ret) : "rw-longterm");
 	return ret ? "register failed" : NULL;
+}
+
+static const char *back_pinned(struct area *a)
+{
+	back_4k(a);
+	return pin_first(a, NPAGES);
 }
 
 static const char *back_pinned_thp(struct area *a)
 {
 	const char *why = map_thp(a, false);
-	size_t off = strlen(a->setup);
-	int ret;
+	size_t off;
 
-	if (why)
+	if (why || (why = pin_first(a, NPAGES)))
 		return why;
-	if (cowpin_fd() < 0)
-		return "no " COWPIN_DEVICE;
-	ret = cowpin_reg(pinfd, a->p, SPAN, COWPIN_F_WRITE | COWPIN_F_LONGTERM, &a->pin);
-	a->pinpages = NPAGES;
-	snprintf(a->setup + off, sizeof(a->setup) - off, " pinned=%s anon_huge_kb=%ld",
-		 ret ? strerror(-ret) : "rw-longterm", scn_anon_huge_kb(a->p));
-	return ret ? "register failed" : NULL;
+	off = strlen(a->setup);
+	snprintf(a->setup + off, sizeof(a->setup) - off, " anon_huge_kb=%ld",
+		 scn_anon_huge_kb(a->p));
+	return NULL;
 }
 
 /* One 64 KiB mTHP whose first page (a subpage) is under a R/W pin. */
 static const char *back_pinned_mthp(struct area *a)
 {
 	const char *why = map_mthp(a, 64);
-	size_t off = strlen(a->setup);
-	int ret;
 
-	if (why)
-		return why;
-	if (cowpin_fd() < 0)
-		return "no " COWPIN_DEVICE;
-	ret = cowpin_reg(pinfd, a->p, PAGE_SIZE, COWPIN_F_WRITE | COWPIN_F_LONGTERM, &a->pin);
-	a->pinpages = 1;
-	snprintf(a->setup + off, sizeof(a->setup) - off, " pinned=%s pinned_pages=1",
-		 ret ? strerror(-ret) : "rw-longterm");
-	return ret ? "register failed" : NULL;
+	return why ? why : pin_first(a, 1);
 }
 
 static void area_free(struct area *a)

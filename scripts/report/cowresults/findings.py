@@ -64,13 +64,14 @@ METHOD = ("Every scenario is a reproducer that reports what it observed (TAP and
           "instructions of the timed sections per address (QEMU plugin), one boot a kernel.")
 
 
-REF = re.compile(r'seed \d{3}(?:/\d{3})?|\b[0-9a-f]{12}\b|\bv\d+\.\d+\b|patch \d+|\b6\.1\b|'
+REF = re.compile(r'seed \d{3}(?:/\d{3})?|\b[0-9a-f]{12}\b|\bv\d+\.\d+\b|patch \d+|\b6\.12?\b|'
                  r'cow_policy\.rst')
 
 
 def refs_of(why):
     """The seed and commit references of a reason, in order: 'seed 010', a
-    12-digit commit, 'patch 5', 'v5.19', '6.1', 'cow_policy.rst'."""
+    12-digit commit, 'patch 5', 'v5.19', '6.1' or '6.12' (the kernel's own
+    rule), 'cow_policy.rst'."""
     out = []
     for m in REF.finditer(why or ''):
         if m.group(0) not in out:
