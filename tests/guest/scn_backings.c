@@ -422,10 +422,7 @@ static int pin_sees(uint64_t h, char c, int nr)
  */
 static void __attribute__((noreturn)) snapshot_child(const char *p, int go, int back)
 {
-	struct vmstat scratch;
-
-	scn_warm(&scratch);
-	pipe_putc(back, 'r');
+	scn_child_ready(back);
 	if (pipe_getc(go) != 'g')
 		_exit(3);
 	pipe_putc(back, !scn_count_diff(p, 'o', SPAN) ? 'o' :
@@ -452,8 +449,7 @@ static void case_vmsplice(struct area *a, struct obs *o)
 	if (!pid)
 		scn_vmsplice_child(a->p, SPAN, a->len, a->hugetlb, go[0], back[1],
 				   pfd, pipebuf);
-	if (pipe_getc(back[0]) != 'r')
-		bail("child not ready");
+	scn_child_wait(pid, back[0]);
 	pfn0 = scn_pfn(a->p);
 	scn_warm(&o->before);
 	pipe_putc(go[1], 'g');
@@ -494,13 +490,11 @@ static void case_vmsplice_early(struct area *a, struct obs *o)
 	pid = fork_piped(go, back);
 	if (!pid) {
 		uint64_t pfn[NPAGES];
-		struct vmstat scratch;
 		int same = 0;
 
-		scn_warm(&scratch);
 		for (int i = 0; i < NPAGES; i++)
 			pfn[i] = scn_pfn(a->p + i * PAGE_SIZE);
-		pipe_putc(back[1], 'r');
+		scn_child_ready(back[1]);
 		if (pipe_getc(go[0]) != 'g')
 			_exit(3);
 		memset(a->p, 'S', SPAN);	/* the child's secret */
@@ -509,8 +503,7 @@ static void case_vmsplice_early(struct area *a, struct obs *o)
 		pipe_putc(back[1], same == NPAGES ? 'R' : same == 0 ? 'C' : 'm');
 		_exit(0);
 	}
-	if (pipe_getc(back[0]) != 'r')
-		bail("child not ready");
+	scn_child_wait(pid, back[0]);
 	if (a->hugetlb ? munmap(a->p, a->len) : madvise(a->p, a->len, MADV_DONTNEED))
 		bail("unmap");
 	scn_warm(&o->before);
@@ -544,8 +537,7 @@ static void fork_and_write(struct area *a, struct obs *o, bool ro_pin)
 	pid = fork_piped(go, back);
 	if (!pid)
 		snapshot_child(a->p, go[0], back[1]);
-	if (pipe_getc(back[0]) != 'r')
-		bail("child not ready");
+	scn_child_wait(pid, back[0]);
 	/* Present (a swapped backing swaps in here), mapped read-only. */
 	for (int i = 0; i < NPAGES; i++)
 		bad += a->p[i * PAGE_SIZE] != 'o';
@@ -607,20 +599,16 @@ static void case_fork_partial(struct area *a, struct obs *o)
 
 	pid = fork_piped(go, back);
 	if (!pid) {
-		struct vmstat scratch;
-
-		scn_warm(&scratch);
 		if (madvise(a->p, SPAN, MADV_DONTNEED))
 			_exit(4);
-		pipe_putc(back[1], 'r');
+		scn_child_ready(back[1]);
 		if (pipe_getc(go[0]) != 'g')
 			_exit(3);
 		pipe_putc(back[1], scn_count_diff(a->p + SPAN, 'o', a->len - SPAN) ?
 			  'L' : 'o');
 		_exit(0);
 	}
-	if (pipe_getc(back[0]) != 'r')
-		bail("child not ready");
+	scn_child_wait(pid, back[0]);
 	for (int i = 0; i < NPAGES; i++)
 		bad += a->p[i * PAGE_SIZE] != 'o';
 	scn_drain_lru();

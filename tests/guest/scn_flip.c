@@ -85,8 +85,7 @@ static void gupref_to_mapcount(void)
 	if (!pid)
 		scn_vmsplice_child(mem, LEN, LEN, false, go[0], back[1], pfd,
 				   pipebuf);
-	if (pipe_getc(back[0]) != 'r')
-		bail("child");
+	scn_child_wait(pid, back[0]);
 	scn_warm(&before);
 	pipe_putc(go[1], 'g');
 	if (pipe_getc(back[0]) != 'u')
@@ -175,15 +174,11 @@ static void ro_pin_refcount(void)
 	mem = map_area();
 	pid = fork_piped(go, back);
 	if (!pid) {
-		struct vmstat scratch;
-
-		scn_warm(&scratch);
-		pipe_putc(back[1], 'r');
+		scn_child_ready(back[1]);
 		pipe_getc(go[0]);
 		_exit(0);
 	}
-	if (pipe_getc(back[0]) != 'r')
-		bail("child");
+	scn_child_wait(pid, back[0]);
 	scn_warm(&before);
 	scn_set_policy("refcount");
 	ret = cowpin_reg(fd, mem, LEN, COWPIN_F_LONGTERM, &h);

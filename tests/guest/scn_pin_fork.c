@@ -215,12 +215,11 @@ static pid_t hold_child(int go[2], int back[2])
 
 	pid = fork_piped(go, back);
 	if (!pid) {
-		pipe_putc(back[1], 'r');
+		scn_child_ready(back[1]);
 		pipe_getc(go[0]);
 		_exit(0);
 	}
-	if (pipe_getc(back[0]) != 'r')
-		bail("child");
+	scn_child_wait(pid, back[0]);
 	return pid;
 }
 

@@ -264,12 +264,10 @@ void scn_vmsplice_child(char *p, size_t len, size_t drop_len, bool unmap,
 			int go, int back, int pfd[2], char *buf)
 {
 	struct iovec iov = { .iov_base = p, .iov_len = len };
-	struct vmstat scratch;
 	ssize_t got = 0, n;
 
-	scn_warm(&scratch);
 	memset(buf, 0, len);
-	pipe_putc(back, 'r');
+	scn_child_ready(back);
 	if (pipe_getc(go) != 'g')
 		_exit(3);
 	if (vmsplice(pfd[1], &iov, 1, 0) != (ssize_t)len)
@@ -318,6 +316,51 @@ void scn_warm(struct vmstat *snap)
 	memset((char *)stack, 0, sizeof(stack));
 	vmstat_read(snap);
 	vmstat_read(snap);
+}
+
+void scn_child_ready(int back)
+{
+	struct vmstat scratch;
+
+	scn_warm(&scratch);
+	pipe_putc(back, 'r');
+}
+
+/* The state letter of /proc/<pid>/stat, or 0. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
+void scn_child_wait(pid_t pid, int back)
+{
+	const struct timespec ms = { .tv_nsec = 1000000 };
+	char state = 0;
+
+	if (pipe_getc(back) != 'r')
+		bail("child %d not ready", (int)pid);
+	for (int i = 0; i < 10000; i++) {
+		state = proc_state(pid);
+		if (state == 'S')
+			return;
+		nanosleep(&ms, NULL);
+	}
+	bail("child %d did not go to sleep in 10 s (state %c)", (int)pid,
+	     state ? state : '?');
 }
 
 uint64_t scn_pagemap(const void *addr)

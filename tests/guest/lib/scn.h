@@ -82,6 +82,17 @@ int scn_finish(void);
 /* Fault in the stack and vmstat buffer privately, then snapshot. */
 void scn_warm(struct vmstat *snap);
 
+/*
+ * A child forked with fork_piped() that the parent counts around:
+ * scn_child_ready() faults in the child's stack (its own copy, now) and
+ * says 'r' on back; scn_child_wait() reads that 'r' in the parent and
+ * then waits until the child sleeps (state S in /proc/<pid>/stat: its
+ * next pipe_getc()), so that no fault of the child lands in the parent's
+ * counter window.  Bails when the child dies or does not sleep in 10 s.
+ */
+void scn_child_ready(int back);
+void scn_child_wait(pid_t pid, int back);
+
 /* /proc/self/pagemap entry of addr, and the bits the tests use. */
 uint64_t scn_pagemap(const void *addr);
 #define PM_PFN(e)	((e) & ((1ULL << 55) - 1))
