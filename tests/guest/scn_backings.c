@@ -258,19 +258,10 @@ static const char *mthp_only(long kb)
 /* How many of the NPAGES pages at p lie in whole large folios of NR pages. */
 static int in_folios(const char *p, int nr)
 {
-	int n = 0;
+	uint64_t pfn[NPAGES], flags[NPAGES];
 
-	for (int f = 0; f < NPAGES / nr; f++) {
-		const char *fp = p + (size_t)f * nr * PAGE_SIZE;
-		uint64_t head = scn_pfn(fp);
-		bool ok = head && (scn_kpageflags(head) & (1ULL << KPF_COMPOUND_HEAD));
-
-		for (int i = 1; ok && i < nr; i++)
-			ok = scn_pfn(fp + i * PAGE_SIZE) == head + i &&
-			     (scn_kpageflags(head + i) & (1ULL << KPF_COMPOUND_TAIL));
-		n += ok ? nr : 0;
-	}
-	return n;
+	scn_page_shape(p, NPAGES, pfn, flags);
+	return scn_whole_folios(pfn, flags, NPAGES, nr);
 }
 
 static const char *map_mthp(struct area *a, long kb)
@@ -644,15 +635,10 @@ static void case_ro_pin(struct area *a, struct obs *o)
 /* How many of the NPAGES pages at p are in large folios now. */
 static int in_large(const char *p)
 {
-	int n = 0;
+	uint64_t pfn[NPAGES], flags[NPAGES];
 
-	for (int i = 0; i < NPAGES; i++) {
-		uint64_t pfn = scn_pfn(p + i * PAGE_SIZE);
-
-		n += pfn && (scn_kpageflags(pfn) &
-			     ((1ULL << KPF_COMPOUND_HEAD) | (1ULL << KPF_COMPOUND_TAIL)));
-	}
-	return n;
+	scn_page_shape(p, NPAGES, pfn, flags);
+	return scn_large_pages(pfn, flags, NPAGES);
 }
 
 static void swapin(struct area *a, struct obs *o, bool read_first)
@@ -688,9 +674,8 @@ static void swapin(struct area *a, struct obs *o, bool read_first)
 	 * back in large folios (6.12's alloc_swap_folio() from zram, swap
 	 * count 1), a 4 KiB one in small pages; anything else is "error".
 	 */
-	o->outcome = out < NPAGES || large != (a->mthp ? NPAGES : 0) ? "error" :
-		     bad ? "lost-write" : !read_first ? "ok" :
-		     same == NPAGES ? "reuse" : same == 0 ? "copy" : "mixed";
+	o->outcome = scn_swapin_outcome(NPAGES, out, large, a->mthp ? NPAGES : 0, bad,
+					 same, read_first);
 	snprintf(o->detail, sizeof(o->detail), "swapped=%d/%d swapin_large=%d/%d same_pfn=%d/%d",
 		 out, NPAGES, large, a->mthp ? NPAGES : 0, same, NPAGES);
 }

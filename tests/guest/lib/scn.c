@@ -363,6 +363,51 @@ void scn_child_wait(pid_t pid, int back)
 	     state ? state : '?');
 }
 
+int scn_whole_folios(const uint64_t *pfn, const uint64_t *flags, int n, int nr)
+{
+	int whole = 0;
+
+	for (int f = 0; f + nr <= n; f += nr) {
+		bool ok = pfn[f] && (flags[f] & (1ULL << KPF_COMPOUND_HEAD));
+
+		for (int i = 1; ok && i < nr; i++)
+			ok = pfn[f + i] == pfn[f] + i &&
+			     (flags[f + i] & (1ULL << KPF_COMPOUND_TAIL));
+		whole += ok ? nr : 0;
+	}
+	return whole;
+}
+
+int scn_large_pages(const uint64_t *pfn, const uint64_t *flags, int n)
+{
+	int large = 0;
+
+	for (int i = 0; i < n; i++)
+		large += pfn[i] && (flags[i] & ((1ULL << KPF_COMPOUND_HEAD) |
+						(1ULL << KPF_COMPOUND_TAIL)));
+	return large;
+}
+
+void scn_page_shape(const char *p, int n, uint64_t *pfn, uint64_t *flags)
+{
+	for (int i = 0; i < n; i++) {
+		pfn[i] = scn_pfn(p + (size_t)i * PAGE_SIZE);
+		flags[i] = pfn[i] ? scn_kpageflags(pfn[i]) : 0;
+	}
+}
+
+const char *scn_swapin_outcome(int n, int out, int large, int want_large, int bad,
+			       int same, bool read_first)
+{
+	if (out < n || large != want_large)
+		return "error";
+	if (bad)
+		return "lost-write";
+	if (!read_first)
+		return "ok";
+	return same == n ? "reuse" : same == 0 ? "copy" : "mixed";
+}
+
 uint64_t scn_pagemap(const void *addr)
 {
 	static int fd = -1;

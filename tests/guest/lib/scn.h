@@ -26,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cowtest.h"
 
@@ -111,6 +112,26 @@ uint64_t scn_kpageflags(uint64_t pfn);
 #define KPF_COMPOUND_TAIL 16
 #define KPF_KSM		21
 #define KPF_THP		22
+/*
+ * The large-folio shape of n pages, from their pfns (0: not present) and
+ * their /proc/kpageflags words (pure: make check runs them on made-up
+ * pages, tests/host/scn_folio.c). scn_whole_folios(): how many lie in
+ * whole folios of nr pages, each a compound head followed by nr - 1 tails
+ * at the next pfns (n a multiple of nr). scn_large_pages(): how many are
+ * in any compound page.
+ */
+int scn_whole_folios(const uint64_t *pfn, const uint64_t *flags, int n, int nr);
+int scn_large_pages(const uint64_t *pfn, const uint64_t *flags, int n);
+/* pfn[] and flags[] of the n pages at p, for the two above. */
+void scn_page_shape(const char *p, int n, uint64_t *pfn, uint64_t *flags);
+/*
+ * The outcome of a swap-in case (scn_backings swapin-rw, swapin-w): "error"
+ * unless all n pages went out and exactly want_large came back in large
+ * folios, else "lost-write" when bad, "ok" for a write-only case, and for
+ * read-then-write "reuse" / "copy" / "mixed" by how many kept their pfn.
+ */
+const char *scn_swapin_outcome(int n, int out, int large, int want_large, int bad,
+			       int same, bool read_first);
 /* AnonHugePages kB of the smaps entry containing addr. */
 long scn_anon_huge_kb(const void *addr);
 
