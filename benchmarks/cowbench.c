@@ -27,6 +27,13 @@
  *   wprt-S     mprotect RO, mprotect RW, write every page; op = page
  *   thpcopy-S  fork with THPs, child alive, parent writes every 4K page
  *   thpreuse-S fork with THPs, child exits, parent writes every 4K page
+ *   mthpcopyK-S, mthpreuseK-S, forkmthpK-S  copy, reuse and fork on
+ *              anonymous multi-size THPs of K KiB (16, 64), mapped by PTEs:
+ *              the sample turns hugepages-<K>kB/enabled to madvise and the
+ *              PMD size to never, restores both after, and fails unless
+ *              every folio of its region is a K KiB mTHP (the size's
+ *              stats/anon_fault_alloc); skipped where the knob is missing
+ *              (kernels before 6.8)
  *   ksm-S      KSM-merged identical pages, write every page; op = page
  *   swapin-S   MADV_PAGEOUT, then write every page (swap-in write); op = page
  *   gupfp-S    a thread keeps FOLL_GET references (cowpin) on the region in
@@ -169,15 +176,121 @@ static int write_file(const char *path, const char *s)
 	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
 
-static char *region(size_t size, int thp)
+/* ---- mTHP (6.8 and later): one size on for a sample, then restored ------- */
+#define THP_SYS "/sys/kernel/mm/transparent_hugepage"
+
+struct mthp_state {
+	int kib;
+	char was[16], pmd_was[16];
+};
+
+/* The bracketed word of a THP knob ("always [madvise] never"), or "". */
+static void knob_get(const char *path, char *out, size_t n)
 {
-	/* THP: a 2 MiB-aligned region inside a larger mapping. */
-	size_t len = thp ? size + HPAGE : size;
+	char buf[128] = "", *a, *b;
+	FILE *f = fopen(path, "r");
+
+	out[0] = 0;
+	if (!f)
+		return;
+	if (fgets(buf, sizeof(buf), f) && (a = strchr(buf, '[')) && (b = strchr(a, ']')) &&
+	    (size_t)(b - a) <= n) {
+		memcpy(out, a + 1, b - a - 1);
+		out[b - a - 1] = 0;
+	}
+	fclose(f);
+}
+
+static void knob_path(char *buf, size_t n, int kib)
+{
+	snprintf(buf, n, THP_SYS "/hugepages-%dkB/enabled", kib);
+}
+
+/* kib's folios (mode: madvise or always) and no PMD THPs, or why not. */
+static const char *mthp_on(struct mthp_state *st, int kib, const char *mode)
+{
+	char m[16];
+
+	char path[128], pmd[128];
+
+	st->kib = kib;
+	knob_path(path, sizeof(path), kib);
+	knob_path(pmd, sizeof(pmd), (int)(HPAGE >> 10));
+	knob_get(path, st->was, sizeof(st->was));
+	knob_get(pmd, st->pmd_was, sizeof(st->pmd_was));
+	if (!st->was[0] || !st->pmd_was[0])
+		return "no anonymous mTHP (hugepages-<size>kB/enabled)";
+	snprintf(m, sizeof(m), "%s\n", mode);
+	if (write_file(path, m) || write_file(pmd, "never\n"))
+		die("write hugepages-<size>kB/enabled");
+	return NULL;
+}
+
+static void mthp_off(const struct mthp_state *st)
+{
+	char path[128], buf[20];
+
+	knob_path(path, sizeof(path), st->kib);
+	snprintf(buf, sizeof(buf), "%s\n", st->was);
+	if (write_file(path, buf))
+		die("restore hugepages-<size>kB/enabled");
+	knob_path(path, sizeof(path), (int)(HPAGE >> 10));
+	snprintf(buf, sizeof(buf), "%s\n", st->pmd_was);
+	if (write_file(path, buf))
+		die("restore hugepages-2048kB/enabled");
+}
+
+/* The size's anonymous mTHP faults so far (its stats/anon_fault_alloc). */
+static unsigned long mthp_faults(int kib)
+{
+	char path[128];
+	unsigned long n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), THP_SYS "/hugepages-%dkB/stats/anon_fault_alloc", kib);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%lu", &n) != 1)
+		die(path);
+	fclose(f);
+	return n;
+}
+
+/*
+ * A region of size bytes, written: 4 KiB pages (thp 0, mthp 0), PMD THPs
+ * (thp 1) or mthp KiB mTHPs, whole folios or the benchmark fails.
+ */
+static char *region_of(size_t size, int thp, int mthp)
+{
+	/* THP: a 2 MiB-aligned region inside a larger mapping; mTHP: aligned
+	 * to its folio size. */
+	size_t align = thp ? HPAGE : (size_t)mthp << 10;
+	size_t len = align ? size + align : size;
+	unsigned long before = 0, got;
 	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		die("mmap");
+	if (mthp) {
+		char *a = (char *)(((uintptr_t)p + align - 1) & ~(align - 1));
+
+		if (a > p)
+			munmap(p, a - p);
+		if (a + size < p + len)
+			munmap(a + size, p + len - (a + size));
+		p = a;
+		if (madvise(p, size, MADV_HUGEPAGE))
+			die("madvise(MADV_HUGEPAGE)");
+		before = mthp_faults(mthp);
+		memset(p, 1, size);
+		got = mthp_faults(mthp) - before;
+		if (got != size / align) {
+			fprintf(stderr, "cowbench: %zu KiB region: %lu of its %zu folios are %d KiB mTHPs\n",
+				size >> 10, got, size / align, mthp);
+			exit(1);
+		}
+		return p;
+	}
 	if (thp) {
 		char *a = (char *)(((uintptr_t)p + HPAGE - 1) & ~(HPAGE - 1));
 
@@ -193,6 +306,11 @@ static char *region(size_t size, int thp)
 	}
 	memset(p, 1, size);
 	return p;
+}
+
+static char *region(size_t size, int thp)
+{
+	return region_of(size, thp, 0);
 }
 
 static void write_pages(char *p, size_t size, char c)
@@ -330,6 +448,7 @@ struct bench {
 	const char *unit;	/* what one op is */
 	const char *arg;	/* real software: its options (realwork.h) */
 	int real;		/* run by cowbench --real only */
+	int mthp;		/* an mTHP size in KiB: the region's folios */
 };
 
 #define SECTION(code, nops) do {					\
@@ -368,12 +487,16 @@ static const char *b_fork(const struct bench *b, size_t size, int reps,
 	char *p;
 	uint64_t h = 0;
 	int pin = !strcmp(b->name, "forkpin");
+	struct mthp_state ms;
+	const char *skip;
 
 	if (b->thp && !thp_enabled())
 		return "THP disabled";
 	if (pin && !have_cowpin())
 		return "no /dev/cowpin";
-	p = region(size, b->thp);
+	if (b->mthp && (skip = mthp_on(&ms, b->mthp, "madvise")))
+		return skip;
+	p = region_of(size, b->thp, b->mthp);
 	if (pin && cowpin_reg(cowpin_fd, p, size, COWPIN_F_LONGTERM | COWPIN_F_WRITE, &h))
 		die("cowpin register");
 	SECTION(for (int i = 0; i < reps; i++) {
@@ -388,6 +511,8 @@ static const char *b_fork(const struct bench *b, size_t size, int reps,
 	if (pin)
 		cowpin_dereg(cowpin_fd, h);
 	munmap(p, size);
+	if (b->mthp)
+		mthp_off(&ms);
 	return NULL;
 }
 
@@ -395,12 +520,16 @@ static const char *b_fork(const struct bench *b, size_t size, int reps,
 static const char *b_cow(const struct bench *b, size_t size, int reps,
 			 uint64_t *ns, unsigned long *ops, struct acc *acc)
 {
-	int alive = !strcmp(b->name, "copy") || !strcmp(b->name, "thpcopy");
+	int alive = strstr(b->name, "copy") != NULL;
+	struct mthp_state ms;
+	const char *skip;
 
 	if (b->thp && !thp_enabled())
 		return "THP disabled";
+	if (b->mthp && (skip = mthp_on(&ms, b->mthp, "madvise")))
+		return skip;
 	for (int i = 0; i < reps; i++) {
-		char *p = region(size, b->thp);
+		char *p = region_of(size, b->thp, b->mthp);
 		int pfd[2];
 		pid_t pid;
 		char c;
@@ -425,6 +554,8 @@ static const char *b_cow(const struct bench *b, size_t size, int reps,
 			reap(pid);
 		munmap(p, size);
 	}
+	if (b->mthp)
+		mthp_off(&ms);
 	return NULL;
 }
 
@@ -618,20 +749,26 @@ static const char *b_flip(const struct bench *b, size_t size, int reps,
 #include "realwork.h"
 
 static const struct bench benches[] = {
-	{ "fork", b_fork, 0, "fork", NULL, 0 },
-	{ "forkthp", b_fork, 1, "fork", NULL, 0 },
-	{ "forkpin", b_fork, 0, "fork", NULL, 0 },
-	{ "copy", b_cow, 0, "page", NULL, 0 },
-	{ "reuse", b_cow, 0, "page", NULL, 0 },
-	{ "softdirty", b_softdirty, 0, "page", NULL, 0 },
-	{ "wprt", b_wprt, 0, "page", NULL, 0 },
-	{ "thpcopy", b_cow, 1, "page", NULL, 0 },
-	{ "thpreuse", b_cow, 1, "page", NULL, 0 },
-	{ "ksm", b_ksm, 0, "page", NULL, 0 },
-	{ "swapin", b_swapin, 0, "page", NULL, 0 },
-	{ "gupfp", b_gupfp, 0, "page", NULL, 0 },
-	{ "flip", b_flip, 0, "write", NULL, 0 },
-#define SNG(n, a) { "sng-" n, b_sng, 0, "bogo-op", a, 1 }
+	{ "fork", b_fork, 0, "fork", NULL, 0, 0 },
+	{ "forkthp", b_fork, 1, "fork", NULL, 0, 0 },
+	{ "forkpin", b_fork, 0, "fork", NULL, 0, 0 },
+	{ "copy", b_cow, 0, "page", NULL, 0, 0 },
+	{ "reuse", b_cow, 0, "page", NULL, 0, 0 },
+	{ "softdirty", b_softdirty, 0, "page", NULL, 0, 0 },
+	{ "wprt", b_wprt, 0, "page", NULL, 0, 0 },
+	{ "thpcopy", b_cow, 1, "page", NULL, 0, 0 },
+	{ "thpreuse", b_cow, 1, "page", NULL, 0, 0 },
+	{ "mthpcopy16", b_cow, 0, "page", NULL, 0, 16 },
+	{ "mthpreuse16", b_cow, 0, "page", NULL, 0, 16 },
+	{ "mthpcopy64", b_cow, 0, "page", NULL, 0, 64 },
+	{ "mthpreuse64", b_cow, 0, "page", NULL, 0, 64 },
+	{ "forkmthp16", b_fork, 0, "fork", NULL, 0, 16 },
+	{ "forkmthp64", b_fork, 0, "fork", NULL, 0, 64 },
+	{ "ksm", b_ksm, 0, "page", NULL, 0, 0 },
+	{ "swapin", b_swapin, 0, "page", NULL, 0, 0 },
+	{ "gupfp", b_gupfp, 0, "page", NULL, 0, 0 },
+	{ "flip", b_flip, 0, "write", NULL, 0, 0 },
+#define SNG(n, a) { "sng-" n, b_sng, 0, "bogo-op", a, 1, 0 }
 	SNG("fork", "--fork 1 --fork-ops 64"),
 	SNG("vfork", "--vfork 1 --vfork-ops 64"),
 	SNG("clone", "--clone 1 --clone-ops 16"),
@@ -644,8 +781,9 @@ static const struct bench benches[] = {
 	SNG("mremap", "--mremap 1 --mremap-ops 8 --mremap-bytes 2m"),
 	SNG("mprotect", "--mprotect 1 --mprotect-ops 256"),
 	SNG("userfaultfd", "--userfaultfd 1 --userfaultfd-ops 256 --userfaultfd-bytes 256k"),
-	{ "redis-thpnever", b_redis, 0, "bgsave", "never", 1 },
-	{ "redis-thpalways", b_redis, 0, "bgsave", "always", 1 },
+	{ "redis-thpnever", b_redis, 0, "bgsave", "never", 1, 0 },
+	{ "redis-thpalways", b_redis, 0, "bgsave", "always", 1, 0 },
+	{ "redis-mthp64", b_redis, 0, "bgsave", "mthp64", 1, 0 },
 };
 #define NBENCH (int)(sizeof(benches) / sizeof(benches[0]))
 

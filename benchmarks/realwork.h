@@ -19,6 +19,10 @@
  *               rps, p50_us, p99_us, max_us (redis-benchmark --csv). THP is
  *               set for the whole sample and Redis is told not to disable
  *               it for itself (disable-thp no).
+ *   redis-mthp64  the same with 64 KiB anonymous mTHPs for all memory
+ *               (hugepages-64kB/enabled always, PMD THPs off, both restored
+ *               after; skipped before 6.8); v.mthp_faults counts the
+ *               sample's 64 KiB mTHP faults.
  */
 
 #define REDIS_DIR "/tmp/redisbench"
@@ -249,9 +253,21 @@ static const char *b_redis(const struct bench *b, size_t size, int reps,
 	(void)size;
 	if (access("/usr/bin/redis-server", X_OK) || access("/usr/bin/redis-benchmark", X_OK))
 		return "no redis-server or redis-benchmark";
-	snprintf(cmd, sizeof(cmd), "%s\n", thp);
-	if (write_file("/sys/kernel/mm/transparent_hugepage/enabled", cmd))
-		return "THP not settable";
+	struct mthp_state ms;
+	int mthp = !strncmp(thp, "mthp", 4) ? atoi(thp + 4) : 0;
+	unsigned long mthp0 = 0;
+	const char *skip;
+
+	if (mthp) {
+		skip = mthp_on(&ms, mthp, "always");
+		if (skip)
+			return skip;
+		mthp0 = mthp_faults(mthp);
+	} else {
+		snprintf(cmd, sizeof(cmd), "%s\n", thp);
+		if (write_file("/sys/kernel/mm/transparent_hugepage/enabled", cmd))
+			return "THP not settable";
+	}
 	/* As Redis asks, so that the BGSAVE fork cannot fail for want of
 	 * overcommit; the setting before is restored after. */
 	slurp("/proc/sys/vm/overcommit_memory", overcommit, sizeof(overcommit));
@@ -259,8 +275,12 @@ static const char *b_redis(const struct bench *b, size_t size, int reps,
 	snprintf(req, sizeof(req), "%lu", redis_req);
 	snprintf(keys, sizeof(keys), "%lu", nkeys);
 	for (int i = 0; i < reps; i++) {
-		pid_t srv = redis_start(), load;
+		pid_t srv, load;
 		int st;
+
+		if (mthp)
+			mthp0 = mthp_faults(mthp);
+		srv = redis_start();
 
 		snprintf(cmd, sizeof(cmd), "DEBUG POPULATE %lu key 1024", nkeys);
 		if (redis(cmd, r, sizeof(r)))
@@ -301,10 +321,23 @@ static const char *b_redis(const struct bench *b, size_t size, int reps,
 		acc_put(acc, "redis_p50_us", (long long)(v[3] * 1000));
 		acc_put(acc, "redis_p99_us", (long long)(v[5] * 1000));
 		acc_put(acc, "redis_max_us", (long long)(v[6] * 1000));
+		if (mthp) {
+			unsigned long faults = mthp_faults(mthp) - mthp0;
+
+			if (!faults) {
+				fprintf(stderr, "cowbench: %s: no %d KiB mTHP fault: Redis ran on small pages\n",
+					b->name, mthp);
+				exit(1);
+			}
+			acc_put(acc, "mthp_faults", (long long)faults);
+		}
 		redis_stop(srv);
 		unlink(REDIS_DIR "/dump.rdb");
 	}
-	write_file("/sys/kernel/mm/transparent_hugepage/enabled", "madvise\n");
+	if (mthp)
+		mthp_off(&ms);
+	else
+		write_file("/sys/kernel/mm/transparent_hugepage/enabled", "madvise\n");
 	write_file("/proc/sys/vm/overcommit_memory", overcommit);
 	return NULL;
 }
