@@ -131,6 +131,11 @@ grep -E '^(ok|not ok) [0-9]+ ' "$tap" | sed 's/^/  /'
 status=$(grep -m 1 '^COWTEST-STATUS ' "$tap" || true)
 gfailed=$(printf '%s\n' "$status" | sed -n 's/.*failed=\([0-9]*\).*/\1/p')
 boot=$(sed -n 's/^COWTEST-BOOT .*boot_to_runner_s=\([0-9.]*\).*/\1/p' "$log" | head -n 1)
+# The CPUs the guest brought up, against the last -smp QEMU was given: a
+# kernel that finds fewer (no ACPI and an MP table that lists one CPU per
+# package: scripts/boot/qemu.sh) would run the race tests on one CPU.
+cpus=$(sed -n 's/^COWTEST-BOOT .* cpus=\([0-9]*\).*/\1/p' "$log" | head -n 1)
+smp=$(sed -n '/^# qemu: /{s/.* -smp \([0-9]*\).*/\1/p;q}' "$log")
 
 grep -E '^(ok|not ok) [0-9]+ ' "$tap" | while read -r line; do
 	case $line in
@@ -149,6 +154,9 @@ if [ -z "$boot" ]; then
 	why=""
 	[ ! -s "$rdir/$name.qemu.out" ] || why=": qemu: $(head -n 2 "$rdir/$name.qemu.out" | tr '\n' ' ' | cut -c1-200)"
 	add "the guest never reached its runner (no COWTEST-BOOT line; kernel $kernel)$why"
+fi
+if [ -n "$boot" ] && [ -n "$smp" ] && [ "${cpus:-0}" != "$smp" ]; then
+	add "the guest brought up ${cpus:-no} CPUs of the $smp QEMU gave it (-smp)"
 fi
 if [ ! -s "$tap" ]; then
 	add "no results on the results disk (the guest runner wrote none)"

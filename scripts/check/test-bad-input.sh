@@ -165,6 +165,10 @@ if [ -n "$img" ]; then
 		expect "guest never boots (no init)" "FAILED: the guest never reached its runner .*Kernel panic" \
 			env RESULTS="$tmp/results" TIMEOUT=120 EXTRA_CMDLINE="rdinit=/no-such-init" \
 			scripts/boot/run-qemu.sh "$v" base "$BUILD/obj-$v"
+		# two cores of one socket: the MP table lists one CPU
+		expect "guest with fewer CPUs than -smp" "FAILED: .*the guest brought up 1 CPUs of the 2 QEMU gave it" \
+			env RESULTS="$tmp/results" TIMEOUT=120 QEMU_EXTRA="-smp 2,sockets=1,cores=2" EXTRA_CMDLINE="cowtest.groups=" \
+			scripts/boot/run-qemu.sh "$v" base "$BUILD/obj-$v"
 	fi
 else
 	echo "ok - guest never boots # SKIP no base initramfs (make initramfs)"
