@@ -58,19 +58,6 @@ shift 3
 accel_args=$(accel_args "$accel") || exit 1
 [ -n "$console" ] || die "qemu.sh: --console is required"
 
-# The lean kernels have no ACPI (configs/lean.config): they find the CPUs
-# in the BIOS's MP table, where SeaBIOS lists only the first CPU of each
-# package, and a plain "-smp N" is N cores of one socket since QEMU 6.2.
-# So "-smp N" becomes "-smp N,sockets=N": N CPUs either way.
-n=$# prev=
-for a in "$@"; do
-	if [ "$prev" = -smp ] && [ "$a" -ge 1 ] 2>/dev/null; then
-		a="$a,sockets=$a"
-	fi
-	set -- "$@" "$a"
-	prev=$a
-done
-shift "$n"
 set -- -nodefaults -no-reboot -display none \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" "$@"

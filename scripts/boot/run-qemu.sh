@@ -132,8 +132,9 @@ status=$(grep -m 1 '^COWTEST-STATUS ' "$tap" || true)
 gfailed=$(printf '%s\n' "$status" | sed -n 's/.*failed=\([0-9]*\).*/\1/p')
 boot=$(sed -n 's/^COWTEST-BOOT .*boot_to_runner_s=\([0-9.]*\).*/\1/p' "$log" | head -n 1)
 # The CPUs the guest brought up, against the last -smp QEMU was given: a
-# kernel that finds fewer (no ACPI and an MP table that lists one CPU per
-# package: scripts/boot/qemu.sh) would run the race tests on one CPU.
+# kernel that finds fewer (a lean kernel without ACPI takes them from the
+# BIOS's MP table, which lists one CPU per package) would run the race
+# tests on one CPU, and every test would still pass.
 cpus=$(sed -n 's/^COWTEST-BOOT .* cpus=\([0-9]*\).*/\1/p' "$log" | head -n 1)
 smp=$(sed -n '/^# qemu: /{s/.* -smp \([0-9]*\).*/\1/p;q}' "$log")
 

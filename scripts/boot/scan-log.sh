@@ -53,9 +53,14 @@ $hang_kinds"
 # Extended regular expressions, for reports whose words vary: SLUB's
 # "BUG <cache> (<taint>): <what>" (slab_bug(), no colon after BUG) and the
 # page-table entry checks' "<file>:<line>: bad pmd ..." (pmd_ERROR() and
-# its siblings, arch/x86/include/asm/pgtable_64.h).
+# its siblings, arch/x86/include/asm/pgtable_64.h). And a guest that keeps
+# time in jiffies: with TCG's TSC marked unstable and no HPET or ACPI PM
+# timer (a kernel without ACPI), clocks and trace timestamps tick in 4 ms
+# steps, and flipstress's trace order, the timeouts and every timing
+# break without a kernel report.
 eres='BUG [^ ]+ \((Not tainted|Tainted: [^)]*)\):
-:[0-9]+: bad (pgd|p4d|pud|pmd|pte)[[:space:]]'
+:[0-9]+: bad (pgd|p4d|pud|pmd|pte)[[:space:]]
+clocksource: Switched to clocksource (refined-)?jiffies'
 case ${1:-} in
 --hang-kinds)
 	printf '%s\n' "$hang_kinds"

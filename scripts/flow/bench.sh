@@ -130,7 +130,8 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 {
 	echo "run_id=$(basename "$run")"
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "command=${BENCH_COMMAND:-make bench}${QUICK:+ QUICK=$QUICK}$([ "$BENCH_COW" = cow ] || echo " BENCH_COW=$BENCH_COW")"
+	echo "command=${BENCH_COMMAND:-make bench}${QUICK:+ QUICK=$QUICK}$([ "$BENCH_COW" = cow ] || echo " BENCH_COW=$BENCH_COW")$([ "${KERNEL:-6.1}" = 6.1 ] || echo " KERNEL=$KERNEL")"
+	echo "kernel_line=${KERNEL:-6.1}"
 	echo "project_commit=$(git rev-parse HEAD 2>/dev/null || echo none)"
 	# shellcheck disable=SC2046 # one patch file per word
 	echo "series_hash=$(hash_files "$PATCHES/series" $(series_patches "$PATCHES" | sed "s|^|$PATCHES/|"))"

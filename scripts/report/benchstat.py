@@ -547,6 +547,8 @@ def report(run):
     P("")
     P("| metadata | value |")
     P("| --- | --- |")
+    # Runs before the kernel axis have no kernel_line: they are 6.1's.
+    P("| kernel_line | %s |" % meta.get("kernel_line", "6.1"))
     for k in ("date", "project_commit", "series_hash", "qemu", "host_cpu",
               "host_cpus", "host_kernel", "profile", "kconfig", "rounds", "warmup", "seed",
               "boots_det", "boots_wall", "real",
