@@ -271,28 +271,8 @@ static char *region_of(size_t size, int thp, int mthp)
 
 	if (p == MAP_FAILED)
 		die("mmap");
-	if (mthp) {
+	if (align) {
 		char *a = (char *)(((uintptr_t)p + align - 1) & ~(align - 1));
-
-		if (a > p)
-			munmap(p, a - p);
-		if (a + size < p + len)
-			munmap(a + size, p + len - (a + size));
-		p = a;
-		if (madvise(p, size, MADV_HUGEPAGE))
-			die("madvise(MADV_HUGEPAGE)");
-		before = mthp_faults(mthp);
-		memset(p, 1, size);
-		got = mthp_faults(mthp) - before;
-		if (got != size / align) {
-			fprintf(stderr, "cowbench: %zu KiB region: %lu of its %zu folios are %d KiB mTHPs\n",
-				size >> 10, got, size / align, mthp);
-			exit(1);
-		}
-		return p;
-	}
-	if (thp) {
-		char *a = (char *)(((uintptr_t)p + HPAGE - 1) & ~(HPAGE - 1));
 
 		if (a > p)
 			munmap(p, a - p);
@@ -304,7 +284,17 @@ static char *region_of(size_t size, int thp, int mthp)
 	} else if (madvise(p, size, MADV_NOHUGEPAGE)) {
 		die("madvise(MADV_NOHUGEPAGE)");
 	}
+	if (mthp)
+		before = mthp_faults(mthp);
 	memset(p, 1, size);
+	if (mthp) {
+		got = mthp_faults(mthp) - before;
+		if (got != size / align) {
+			fprintf(stderr, "cowbench: %zu KiB region: %lu of its %zu folios are %d KiB mTHPs\n",
+				size >> 10, got, size / align, mthp);
+			exit(1);
+		}
+	}
 	return p;
 }
 
