@@ -376,10 +376,17 @@ jd_case 1 "fork-write-thp-pmd: skipped (needs thp), but profile thp has thp" \
 	"a table cell skipped for a feature its profile has fails" cow:thp needs=fork-write-thp-pmd:thp
 jd_case 0 " 0 failed, 3 skipped by rule" \
 	"a table cell whose need the profile lacks is skipped by rule" cow:base needs=fork-write-swapped:swap
-# 6.1's selftests: exclusive must be compared with unpatched 6.1 on every
-# invocation; nothing to compare is not a pass.
+# 6.1's selftests: exclusive is compared with unpatched 6.1 on every
+# invocation when the runs judged name stock:vmtests (make test-stock); a
+# named unpatched run without results fails, and runs without one (make
+# test) are a skip that says so, not a pass.
 jd_case 1 "not compared with unpatched 6.1: no stock:vmtests results" \
-	"exclusive with no unpatched 6.1 run to compare with fails" cow:vmtests
+	"exclusive with its named unpatched 6.1 run missing fails" cow:vmtests -- --runs "cow:vmtests stock:vmtests"
+jd_case 0 " 0 failed, 21 skipped by rule" \
+	"exclusive with no unpatched run among the runs judged is a skip" cow:vmtests -- --runs cow:vmtests
+if grep -q '"suite": "vm-selftest/unpatched", "verdict": "skip", "why": "not compared with the unpatched kernel: stock:vmtests is not among' "$jd/judgement.jsonl"; then
+	ok "judge: the skip names the unpatched run it lacks"
+else notok "judge: the skip names the unpatched run it lacks" "no such cell in $jd/judgement.jsonl"; fi
 jd_case 1 "khugepaged: exclusive fail, unpatched 6.1 pass" \
 	"exclusive and unpatched 6.1 differing on an invocation fails" "cow:vmtests stock:vmtests" vmresult=khugepaged:fail
 # The hugetlb userfaultfd invocations are omitted under refcount and
