@@ -79,6 +79,7 @@
 #include <unistd.h>
 
 #include "cowpin_lib.h"
+#include "thpknob.h"
 
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21
@@ -177,33 +178,14 @@ static int write_file(const char *path, const char *s)
 }
 
 /* ---- mTHP (6.8 and later): one size on for a sample, then restored ------- */
-#define THP_SYS "/sys/kernel/mm/transparent_hugepage"
-
 struct mthp_state {
 	int kib;
 	char was[16], pmd_was[16];
 };
 
-/* The bracketed word of a THP knob ("always [madvise] never"), or "". */
-static void knob_get(const char *path, char *out, size_t n)
-{
-	char buf[128] = "", *a, *b;
-	FILE *f = fopen(path, "r");
-
-	out[0] = 0;
-	if (!f)
-		return;
-	if (fgets(buf, sizeof(buf), f) && (a = strchr(buf, '[')) && (b = strchr(a, ']')) &&
-	    (size_t)(b - a) <= n) {
-		memcpy(out, a + 1, b - a - 1);
-		out[b - a - 1] = 0;
-	}
-	fclose(f);
-}
-
 static void knob_path(char *buf, size_t n, int kib)
 {
-	snprintf(buf, n, THP_SYS "/hugepages-%dkB/enabled", kib);
+	snprintf(buf, n, THP_SYSFS "/hugepages-%dkB/enabled", kib);
 }
 
 /* kib's folios (mode: madvise or always) and no PMD THPs, or why not. */
@@ -216,8 +198,8 @@ static const char *mthp_on(struct mthp_state *st, int kib, const char *mode)
 	st->kib = kib;
 	knob_path(path, sizeof(path), kib);
 	knob_path(pmd, sizeof(pmd), (int)(HPAGE >> 10));
-	knob_get(path, st->was, sizeof(st->was));
-	knob_get(pmd, st->pmd_was, sizeof(st->pmd_was));
+	thp_knob_word(path, st->was, sizeof(st->was));
+	thp_knob_word(pmd, st->pmd_was, sizeof(st->pmd_was));
 	if (!st->was[0] || !st->pmd_was[0])
 		return "no anonymous mTHP (hugepages-<size>kB/enabled)";
 	snprintf(m, sizeof(m), "%s\n", mode);
@@ -240,19 +222,14 @@ static void mthp_off(const struct mthp_state *st)
 		die("restore hugepages-2048kB/enabled");
 }
 
-/* The size's anonymous mTHP faults so far (its stats/anon_fault_alloc). */
+/* The size's anonymous mTHP faults so far; its counter must be there. */
 static unsigned long mthp_faults(int kib)
 {
-	char path[128];
-	unsigned long n = 0;
-	FILE *f;
+	long long n = mthp_fault_count(kib);
 
-	snprintf(path, sizeof(path), THP_SYS "/hugepages-%dkB/stats/anon_fault_alloc", kib);
-	f = fopen(path, "r");
-	if (!f || fscanf(f, "%lu", &n) != 1)
-		die(path);
-	fclose(f);
-	return n;
+	if (n < 0)
+		die("hugepages-<size>kB/stats/anon_fault_alloc");
+	return (unsigned long)n;
 }
 
 /*

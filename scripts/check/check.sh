@@ -569,12 +569,13 @@ rm -f "$jd.sr"
 # The mTHP cells' large-folio checks (tests/guest/lib/scn.c, built here with
 # tests/host/scn_folio.c on made-up pfns and kpageflags): whole folios of
 # the backing's size or the cell is "error", and swapin-rw's "error" when
-# an mTHP backing comes back in small pages (or a 4 KiB one in large).
+# an mTHP backing comes back in small pages (or a 4 KiB one in large);
+# and tests/guest/lib/thpknob.h's reading of a THP knob's [selected] word.
 sf_out=$(gcc -O2 -Wall -Wextra -Werror -Itests/guest/lib -o "$jd.sf" tests/host/scn_folio.c \
 	tests/guest/lib/scn.c tests/guest/lib/cowtest.c 2>&1 && "$jd.sf" 2>&1)
 sf_rc=$?
-if [ "$sf_rc" = 0 ] && [ "$(echo "$sf_out" | grep -c '^ok - ')" = 18 ]; then
-	ok "scn: the large-folio checks of the mTHP cells (18 made-up shapes)"
+if [ "$sf_rc" = 0 ] && [ "$(echo "$sf_out" | grep -c '^ok - ')" = 22 ]; then
+	ok "scn: the large-folio checks of the mTHP cells (18 made-up shapes) and thpknob.h (4 knobs)"
 else
 	notok "scn: the large-folio checks of the mTHP cells" "$(echo "$sf_out" | grep -v '^ok - ' | head -n 3 | tr '\n' ' ' | cut -c1-200)"
 fi

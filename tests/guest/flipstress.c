@@ -86,6 +86,7 @@
 #include "cowtest.h"
 #include "cowpin_lib.h"
 #include "scn.h"
+#include "thpknob.h"
 
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21
@@ -1196,29 +1197,6 @@ static void cmdline_opt(const char *key, long *val)
 		*val = atol(p + strlen(key));
 }
 
-/* Anonymous mTHP faults so far: every size below the PMD size. */
-static long long mthp_faults(void)
-{
-	const char *t = "/sys/kernel/mm/transparent_hugepage";
-	DIR *d = opendir(t);
-	struct dirent *e;
-	long long n = 0;
-
-	while (d && (e = readdir(d))) {
-		char path[512];
-		long kb, v;
-
-		if (sscanf(e->d_name, "hugepages-%ldkB", &kb) != 1 || kb >= 2048)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/stats/anon_fault_alloc", t, e->d_name);
-		v = scn_read_long(path);
-		n += v > 0 ? v : 0;
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
 int main(int argc, char **argv)
 {
 	long seconds = 20, s = 1;
@@ -1296,7 +1274,7 @@ int main(int argc, char **argv)
 		tap_diag("cow:cow_policy_change is not on from boot (trace_event=): no trace check");
 	snprintf(log_last_to, sizeof(log_last_to), "%s", start_policy);
 
-	mthp0 = mthp_faults();
+	mthp0 = mthp_fault_total();
 	t0 = now();
 	deadline = t0 + seconds;
 	for (k = 0; k < NR_W; k++) {
@@ -1359,7 +1337,7 @@ int main(int argc, char **argv)
 	}
 	tap_diag("ran %.1f s", now() - t0);
 	if (mthp) {
-		long long d = mthp_faults() - mthp0;
+		long long d = mthp_fault_total() - mthp0;
 
 		tap_diag("mTHP: %lld anonymous mTHP faults while the workers ran", d);
 		tap_result(d > 0, "flipstress: the workers faulted anonymous mTHPs");

@@ -96,6 +96,7 @@
 
 #include "scn.h"
 #include "cowpin_lib.h"
+#include "thpknob.h"
 
 #define NPAGES	16
 #define SPAN	(NPAGES * PAGE_SIZE)
@@ -190,7 +191,6 @@ static const char *back_hugetlb(struct area *a)
  * every other hugepages-<size>kB knob "never"; mthp_restore() puts back
  * what each knob said.
  */
-#define THP_SYSFS	"/sys/kernel/mm/transparent_hugepage"
 #define MAX_SIZES	16
 static char mthp_knob[MAX_SIZES][320], mthp_old[MAX_SIZES][16];
 static int nr_knobs;
@@ -212,38 +212,24 @@ static const char *mthp_only(long kb)
 	if (!d)
 		return "no " THP_SYSFS;
 	while ((e = readdir(d)) && nr_knobs < MAX_SIZES) {
-		char buf[128] = "", *b, *q;
 		long size;
-		FILE *f;
 
 		if (sscanf(e->d_name, "hugepages-%ldkB", &size) != 1)
 			continue;
 		snprintf(mthp_knob[nr_knobs], sizeof(mthp_knob[0]), THP_SYSFS "/%s/enabled",
 			 e->d_name);
-		f = fopen(mthp_knob[nr_knobs], "r");
 		/* A size without an anonymous knob (6.12's 8 KiB: order 1). */
-		if (!f && errno == ENOENT)
+		if (access(mthp_knob[nr_knobs], F_OK) && errno == ENOENT)
 			continue;
-		if (!f || !fgets(buf, sizeof(buf), f)) {
+		/* "always [inherit] madvise never": the bracketed word. */
+		if (!thp_knob_word(mthp_knob[nr_knobs], mthp_old[nr_knobs], sizeof(mthp_old[0]))[0]) {
 			static char why[400];
 
-			snprintf(why, sizeof(why), "cannot read %s: %s", mthp_knob[nr_knobs],
-				 strerror(errno));
-			if (f)
-				fclose(f);
+			snprintf(why, sizeof(why), "cannot read a [selected] word from %s",
+				 mthp_knob[nr_knobs]);
 			closedir(d);
 			return why;
 		}
-		fclose(f);
-		/* "always [inherit] madvise never": the bracketed word. */
-		b = strchr(buf, '[');
-		q = b ? strchr(b, ']') : NULL;
-		if (!q) {
-			closedir(d);
-			return "hugepages-<size>kB/enabled without a [selected] word";
-		}
-		*q = 0;
-		snprintf(mthp_old[nr_knobs], sizeof(mthp_old[0]), "%s", b + 1);
 		if (scn_write_file(mthp_knob[nr_knobs], size == kb ? "always" : "never")) {
 			closedir(d);
 			return "cannot write hugepages-<size>kB/enabled";

@@ -6,13 +6,18 @@
  * fail them on purpose: scn_whole_folios() (an mTHP backing's pages must be
  * whole folios of its size, else the cell is "error"), scn_large_pages()
  * and scn_swapin_outcome() (swapin-rw: an mTHP backing must come back in
- * large folios, a 4 KiB one in small pages). One line per case:
+ * large folios, a 4 KiB one in small pages); and thpknob.h's
+ * thp_knob_word(), which reads the knobs that the mTHP cells, flipstress
+ * and cowbench set and restore. One line per case:
  * "ok - NAME" or "not ok - NAME: got G, want W"; exit 1 on any not ok.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "scn.h"
+#include "thpknob.h"
 
 #define N 16
 #define HEAD (1ULL << KPF_COMPOUND_HEAD)
@@ -47,6 +52,24 @@ static void folios(uint64_t *pfn, uint64_t *flags, uint64_t base, int nr)
 		pfn[i] = base + i;
 		flags[i] = nr == 1 ? 0 : i % nr ? TAIL : HEAD;
 	}
+}
+
+static char word[16];
+
+/* thp_knob_word() of a knob file holding text, into a buffer of n bytes. */
+static const char *knob(const char *text, size_t n)
+{
+	char path[] = "/tmp/thpknob.XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+		perror("thpknob test file");
+		exit(1);
+	}
+	close(fd);
+	thp_knob_word(path, word, n);
+	unlink(path);
+	return word;
 }
 
 int main(void)
@@ -84,5 +107,10 @@ int main(void)
 	want_str("swapin-rw, mixed", scn_swapin_outcome(N, N, N, N, 0, 3, true), "mixed");
 	want_str("swapin-w, a write lost", scn_swapin_outcome(N, N, N, N, 1, N, false), "lost-write");
 	want_str("swapin-w", scn_swapin_outcome(N, N, 0, 0, 0, 0, false), "ok");
+
+	want_str("knob: the bracketed word", knob("always inherit [madvise] never\n", 16), "madvise");
+	want_str("knob: no bracket, no word", knob("always madvise never\n", 16), "");
+	want_str("knob: a word too long for the buffer is none", knob("[inherit]\n", 7), "");
+	want_str("knob: a missing knob has no word", thp_knob_word("/nonexistent/enabled", word, 16), "");
 	return failed;
 }
