@@ -37,14 +37,17 @@ from cowresults.util import fmt_num  # noqa: E402
 from cowresults.bench import (COPY_COUNTERS, FIXED, REDIS_FIGURES, boot_medians,  # noqa: E402,F401
                               cells, collect, load, median, read_meta)
 
+# mthp*<KiB>: 6.8's anonymous multi-size THPs, PTE-mapped (6.12 line only).
+MTHP_FAULT = ("mthpcopy16", "mthpreuse16", "mthpcopy64", "mthpreuse64")
+MTHP_FORK = ("forkmthp16", "forkmthp64")
 FAULT_BENCHES = ("copy", "reuse", "softdirty", "wprt", "thpcopy", "thpreuse",
-                 "ksm", "swapin", "gupfp")
-BENCH_ORDER = ("fork", "forkthp", "forkpin", "copy", "reuse", "softdirty",
-               "wprt", "thpcopy", "thpreuse", "ksm", "swapin", "gupfp", "flip",
+                 "ksm", "swapin", "gupfp") + MTHP_FAULT
+BENCH_ORDER = ("fork", "forkthp", "forkpin") + MTHP_FORK + ("copy", "reuse", "softdirty",
+               "wprt", "thpcopy", "thpreuse") + MTHP_FAULT + ("ksm", "swapin", "gupfp", "flip",
                "sng-fork", "sng-vfork", "sng-clone", "sng-mmapfork", "sng-vm",
                "sng-vm-hugepage", "sng-vm-mergeable", "sng-vm-splice",
                "sng-madvise", "sng-mremap", "sng-mprotect", "sng-userfaultfd",
-               "redis-thpnever", "redis-thpalways")
+               "redis-thpnever", "redis-thpalways", "redis-mthp64")
 BENCH_DESC = {
     "fork": "fork + child _exit + wait, 4 KiB pages touched (per fork)",
     "forkthp": "fork + child _exit + wait, PMD-mapped THPs (per fork)",
@@ -71,7 +74,16 @@ BENCH_DESC = {
                       "(per BGSAVE; Redis's own figures in the Redis table)",
     "redis-thpalways": "Redis 7.0 BGSAVE while redis-benchmark writes, THP always "
                        "(per BGSAVE; Redis's own figures in the Redis table)",
+    "redis-mthp64": "Redis 7.0 BGSAVE while redis-benchmark writes, all anonymous "
+                    "memory in 64 KiB mTHPs, PMD THP never (per BGSAVE)",
 }
+for _k in (16, 64):
+    BENCH_DESC["mthpcopy%d" % _k] = ("mTHP COW: fork with %d KiB mTHPs, child alive, parent "
+                                     "writes every 4 KiB page (per page)" % _k)
+    BENCH_DESC["mthpreuse%d" % _k] = ("mTHP reuse: fork with %d KiB mTHPs, child exits, parent "
+                                      "writes every 4 KiB page (per page)" % _k)
+    BENCH_DESC["forkmthp%d" % _k] = ("fork + child _exit + wait, %d KiB mTHPs touched "
+                                     "(per fork)" % _k)
 for _s in BENCH_ORDER:
     if _s.startswith("sng-"):
         BENCH_DESC[_s] = "stress-ng --%s, fixed bogo-op count (per bogo op)" % _s[4:]

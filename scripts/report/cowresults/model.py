@@ -47,9 +47,10 @@ CELL = ('run', 'policy', 'program', 'case', 'suite', 'verdict')
 SCHEMA = 1
 # The benchmarks of the Findings' cost table, in its order: the fault
 # paths, fork, the real software.
-FAULT = ('copy', 'reuse', 'softdirty', 'wprt', 'thpcopy', 'thpreuse', 'ksm', 'swapin', 'gupfp')
-FORK = ('fork', 'forkthp', 'forkpin')
-REAL = ('redis-thpnever', 'redis-thpalways')
+FAULT = ('copy', 'reuse', 'softdirty', 'wprt', 'thpcopy', 'thpreuse', 'ksm', 'swapin', 'gupfp',
+         'mthpcopy16', 'mthpreuse16', 'mthpcopy64', 'mthpreuse64')
+FORK = ('fork', 'forkthp', 'forkpin', 'forkmthp16', 'forkmthp64')
+REAL = ('redis-thpnever', 'redis-thpalways', 'redis-mthp64')
 
 
 class Run(dict):
