@@ -344,6 +344,13 @@ $(STAMPS)/vmtests.ran: $(STAMPS)/tree.id scripts/build/vmtests.sh tests/vm-selft
 	@touch $@
 $(STAMPS)/vmtests.id: $(STAMPS)/vmtests.ran ;
 
+# make test runs its kernel lines side by side (scripts/flow/test.sh): the
+# guest runs, bench boots and test-bad-input of every line take turns under
+# the lock file COWTEST_GUEST_LOCK (one per make test), beside at most one
+# kernel build (scripts/build/kernel.sh: its own lock, nice 19). Stage times
+# exclude the wait.
+GUEST_LOCK = $(if $(COWTEST_GUEST_LOCK),flock $(COWTEST_GUEST_LOCK))
+
 # One image per (variant, profile); one run per (variant, profile) in
 # results/<RUN_ID>/, whose verdict is <variant>-<profile>.status. A run
 # always runs (phony); its recipe succeeds whatever the verdict, so that
@@ -354,7 +361,7 @@ $(BUILD)/initramfs/$(1)-$(2).img: $(call obj_of,$(1))/kernel.id $(call DRIVER_ID
 		$(wildcard $(BUILD)/stap/$(1)/*.ko) qemu-profiles/$(2).profile $(IMAGE_INPUTS)
 	@$$(LIB) run_stage "initramfs $(1)-$(2)" scripts/build/initramfs.sh $(1) $(2) $(call obj_of,$(1))
 $(RDIR)/$(1)-$(2).status: $(BUILD)/initramfs/$(1)-$(2).img
-	@scripts/boot/run-qemu.sh $(1) $(2) $(call obj_of,$(1)) || true
+	@$(GUEST_LOCK) scripts/boot/run-qemu.sh $(1) $(2) $(call obj_of,$(1)) || true
 	@$$(LIB) [ -s $$@ ] || { record fail "run $(1)-$(2) (no result: the run did not start or died early)"; \
 		mkdir -p $(RDIR); echo "fail the run did not start or died early" >$$@; }
 endef
@@ -365,7 +372,7 @@ $(foreach v,$(VARIANTS) $(PATCHED_ALL),$(foreach p,$(PROFILES),$(eval $(call ima
 # make bench QUICK=1: one tiny deterministic round of every benchmark on the
 # cow kernel, through collect, report and plots: proves the bench pipeline.
 $(RDIR)/bench-quick.status: $(BUILD)/initramfs/cow-bench.img
-	@$(LIB) if QUICK=1 BENCH_NOBUILD=1 BENCH_RUN=$(RDIR)/bench-quick scripts/flow/bench.sh; then \
+	@$(LIB) if QUICK=1 BENCH_NOBUILD=1 BENCH_RUN=$(RDIR)/bench-quick $(GUEST_LOCK) scripts/flow/bench.sh; then \
 		record pass "bench QUICK=1 ($(RDIR)/bench-quick/report.md)"; echo pass >$@; \
 	else record fail "bench QUICK=1"; echo fail >$@; fi
 
@@ -374,7 +381,7 @@ $(RDIR)/bench-quick.status: $(BUILD)/initramfs/cow-bench.img
 # counts must agree with cowbench's det time (scripts/report/insn_report.py).
 $(RDIR)/bench-insn.status: $(BUILD)/initramfs/cow-bench.img $(BUILD)/initramfs/stock-bench.img $(BUILD)/insn/insncount.so
 	@$(LIB) if QUICK=1 BENCH_NOBUILD=1 BENCH_INSN=copy-64 BENCH_COMMAND="make bench-insn (make test)" \
-		BENCH_RUN=$(RDIR)/bench-insn scripts/flow/bench.sh >$(RDIR)/bench-insn.out 2>&1; then \
+		BENCH_RUN=$(RDIR)/bench-insn $(GUEST_LOCK) scripts/flow/bench.sh >$(RDIR)/bench-insn.out 2>&1; then \
 		record pass "bench-insn copy-64: plugin windows and counts agree with cowbench ($(RDIR)/bench-insn/insn.md)"; echo pass >$@; \
 	else record fail "bench-insn copy-64: $$(grep -E 'insn_report|FAILED' $(RDIR)/bench-insn.out | head -n 3 | tr '\n' ' ')"; echo fail >$@; fi
 
@@ -602,7 +609,7 @@ test-harness-failures:
 # policy, variant, a missing package, corrupted and non-applying patches,
 # a guest that never boots. Run by make test after make check.
 test-bad-input: $(BUILD)/initramfs/cow-base.img
-	@$(LIB) export MAKE="$(MAKE)" && run_stage test-bad-input scripts/check/test-bad-input.sh
+	@$(LIB) export MAKE="$(MAKE)" && run_stage test-bad-input $(GUEST_LOCK) scripts/check/test-bad-input.sh
 
 # systemtap (benchmarks/stap/): compile SCRIPT (default: all) on the host
 # for VARIANT into $(BUILD)/stap/<variant>/; the initramfs of that variant

@@ -94,7 +94,19 @@ for line in $lines; do
 		lmake "$line" "$(lmake "$line" -s print-STAMPS)/tree.id" || true
 done
 
-for line in $lines; do
+# test_line LINE: the line's stage graph, then its results, judge and
+# reports. The lines run side by side (TEST_SIDE_BY_SIDE=yes, the default
+# with more than one line): each line's make graph is serial, the kernel
+# builds of all lines take turns under scripts/build/kernel.sh's lock at
+# nice 19, and the guest runs, bench boots and test-bad-input of all lines
+# take turns under COWTEST_GUEST_LOCK. So one guest runs beside one kernel
+# build: a cold make test builds one line's kernels while the other line's
+# guests run, where one after the other left a core idle during every
+# guest run. TEST_SIDE_BY_SIDE=no: one line after the other.
+COWTEST_GUEST_LOCK="$rdir/.guest.lock"
+export COWTEST_GUEST_LOCK
+test_line() {
+	line=$1
 	lrdir=$(line_rdir "$line")
 	mkdir -p "$lrdir"
 	if [ "$line" = "$first" ]; then
@@ -114,6 +126,7 @@ for line in $lines; do
 		echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 		echo "command=make test${JOBS:+ JOBS=$JOBS}"
 		echo "kernel_line=$line"
+		echo "lines_side_by_side=$side"
 		echo "project_commit=$(git rev-parse HEAD 2>/dev/null || echo none)$(git diff --quiet HEAD 2>/dev/null || echo '+dirty')"
 		# The series tested (scripts/report/cowresults/series.py): Findings and
 		# RESULTS.md's history say whether it is still the current one.
@@ -170,7 +183,7 @@ for line in $lines; do
 	# A line with nothing to run (TEST_MATRIX empty) has nothing to judge.
 	if [ -z "$matrix" ]; then
 		record skip "kernel line $line: no runs (its TEST_MATRIX is empty)"
-		continue
+		return 0
 	fi
 	# Every case of every guest run, parsed once (scripts/report/results.py) into
 	# $lrdir/results.jsonl; a program whose TAP cannot be trusted (no plan, a
@@ -204,7 +217,17 @@ for line in $lines; do
 			echo "$r report: $(python3 "scripts/report/${r}_report.py" "$lrdir" | tr '\n' ' ')"
 		fi
 	done
+}
+side=${TEST_SIDE_BY_SIDE:-yes}
+[ "$lines" != "$first" ] || side=no
+for line in $lines; do
+	if [ "$side" = yes ]; then
+		(test_line "$line") &
+	else
+		(test_line "$line")
+	fi
 done
+wait
 # results/latest: the make test directory, not its last line's.
 [ "$lines" = "$first" ] || ln -sfn "$RUN_ID" "$RESULTS/latest"
 summary
