@@ -93,8 +93,10 @@ TIMEOUT      ?= 600
 TEST_TIMEOUT ?= 120
 # panic|hang|warn: add a deliberately failing guest step (harness self-test).
 HARNESS_SELFTEST ?=
-# make test JOBS=N is make -jN test: N guest runs side by side (kernel builds
-# still one at a time, under the build lock of scripts/build/kernel.sh).
+# make test JOBS=N is make -jN test for each line: a line's kernel builds
+# beside its own guest runs (builds one at a time under the build lock of
+# scripts/build/kernel.sh, guests one at a time under make test's guest
+# lock, so N above 2 adds nothing). The lines already run side by side.
 JOBS ?=
 
 # ---- packages (make deps) -------------------------------------------------

@@ -28,6 +28,15 @@ record() {
 	fi
 }
 
+# guest_overlap FILE: FILE holds one "START END NAME" line per QEMU run
+# (epoch seconds, scripts/boot/run-qemu.sh); prints the first two runs
+# whose spans overlap ("A (s-e) and B (s-e)"), nothing when none do.
+guest_overlap() {
+	sort -n -k1,1 -k2,2 "$1" | awk '
+		NR > 1 && $1 < end { printf "%s (%d-%d) and %s (%d-%d)\n", name, beg, end, $3, $1, $2; exit }
+		NR == 1 || $2 > end { beg = $1; end = $2; name = $3 }'
+}
+
 # hash_files FILE...: one sha256 over the contents of existing FILEs.
 hash_files() {
 	for _f in "$@"; do

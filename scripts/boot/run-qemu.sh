@@ -113,10 +113,13 @@ disk_args="$disk_args -drive file=$resimg,if=none,format=raw,id=cowres -device v
 	# shellcheck disable=SC2086
 	echo "# qemu: $("$top/scripts/boot/qemu.sh" --print --accel "$accel" --console "$log" --loglevel "$CONSOLE_LOGLEVEL" "$kernel" "$initrd" "..." -- $QEMU_ARGS $disk_args)"
 } >"$log"
+qemu_start=$(now)
 # shellcheck disable=SC2086
 "$top/scripts/boot/qemu.sh" --accel "$accel" --console "$log" --timeout "$TIMEOUT" --loglevel "$CONSOLE_LOGLEVEL" \
 	--out "$rdir/$name.qemu.out" "$kernel" "$initrd" "$cmdline" -- $QEMU_ARGS $disk_args
 rc=$?
+# When QEMU ran (make test: COWTEST_GUEST_SPANS; its guests take turns).
+[ -z "${COWTEST_GUEST_SPANS:-}" ] || echo "$qemu_start $(now) $RUN_ID/$name" >>"$COWTEST_GUEST_SPANS"
 # shellcheck disable=SC2086
 [ -z "$disk_files" ] || rm -f $disk_files
 tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"

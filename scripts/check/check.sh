@@ -580,6 +580,16 @@ else
 	notok "scn: the large-folio checks of the mTHP cells" "$(echo "$sf_out" | grep -v '^ok - ' | head -n 3 | tr '\n' ' ' | cut -c1-200)"
 fi
 rm -f "$jd.sf"
+# make test's guests take turns (scripts/flow/test.sh): guest_overlap
+# (scripts/lib.sh) over run-qemu.sh's QEMU spans finds two that did not.
+printf '10 20 a\n20 30 b\n31 40 c\n' >"$jd.sp"
+printf '10 50 a\n20 30 b\n55 60 c\n' >"$jd.sp2"
+if [ -z "$(guest_overlap "$jd.sp")" ] && [ "$(guest_overlap "$jd.sp2")" = "a (10-50) and b (20-30)" ]; then
+	ok "guest_overlap: runs that took turns pass, a run inside another's span is named"
+else
+	notok "guest_overlap" "took turns: '$(guest_overlap "$jd.sp")'; inside: '$(guest_overlap "$jd.sp2")'"
+fi
+rm -f "$jd.sp" "$jd.sp2"
 rm -rf "$jd" "$jd.exp" "$jd.vexp"
 
 # 14. scripts/report/results.py, the one parser of the runs' TAP: a run whose
