@@ -93,11 +93,13 @@ TIMEOUT      ?= 600
 TEST_TIMEOUT ?= 120
 # panic|hang|warn: add a deliberately failing guest step (harness self-test).
 HARNESS_SELFTEST ?=
-# make test JOBS=N is make -jN test for each line: a line's kernel builds
-# beside its own guest runs (builds one at a time under the build lock of
-# scripts/build/kernel.sh, guests one at a time under make test's guest
-# lock, so N above 2 adds nothing). The lines already run side by side.
-JOBS ?=
+# make test runs each line's graph with make -j$(JOBS): a line's kernel
+# builds beside its own guest runs too, not only beside the other line's.
+# Builds take turns under scripts/build/kernel.sh's lock and guests under
+# make test's guest lock, so at most one of each runs whatever N is; a job
+# waiting for a lock holds one of the N slots, hence 4, not 2. JOBS=1: each
+# line's graph in order.
+JOBS ?= 4
 
 # ---- packages (make deps) -------------------------------------------------
 PACKAGES = linux-source-6.1 qemu-system-x86 gcc make bison flex bc \
@@ -320,7 +322,7 @@ $(BUILD)/driver/$(1)/.driver.ran: $(call obj_of,$(1))/kernel.id $(wildcard drive
 $(BUILD)/driver/$(1)/driver.id: $(BUILD)/driver/$(1)/.driver.ran ;
 
 $(BUILD)/stap/$(1)/.stap.ran: $(call obj_of,$(1))/kernel.id benchmarks/stap/cow_decisions.stp scripts/build/stap.sh
-	@$$(LIB) run_stage "stap $(1)" scripts/build/stap.sh $(1) $(call obj_of,$(1)) cow_decisions
+	@$$(LIB) run_stage "stap $(1)" $(KBUILD_TURN) scripts/build/stap.sh $(1) $(call obj_of,$(1)) cow_decisions
 	@$$(LIB) write_id $(BUILD)/stap/$(1)/stap.id $$$$(hash_tree $(BUILD)/stap/$(1)/cow_decisions.ko)
 	@touch $$@
 $(BUILD)/stap/$(1)/stap.id: $(BUILD)/stap/$(1)/.stap.ran ;
@@ -352,6 +354,9 @@ $(STAMPS)/vmtests.id: $(STAMPS)/vmtests.ran ;
 # kernel build (scripts/build/kernel.sh: its own lock, nice 19). Stage times
 # exclude the wait.
 GUEST_LOCK = $(if $(COWTEST_GUEST_LOCK),flock $(COWTEST_GUEST_LOCK))
+# The systemtap module build (kbuild against the kernel: minutes of two
+# cores) takes its turn with the kernel builds, at their nice.
+KBUILD_TURN = flock $(or $(KBUILD_LOCK),/run/lock/cow-policy-kernel-build.lock) nice -n $(or $(KBUILD_NICE),19)
 
 # One image per (variant, profile); one run per (variant, profile) in
 # results/<RUN_ID>/, whose verdict is <variant>-<profile>.status. A run

@@ -126,7 +126,8 @@ test_line() {
 	{
 		echo "run_id=$lrun"
 		echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-		echo "command=make test${JOBS:+ JOBS=$JOBS}"
+		echo "command=make test"
+		echo "jobs=${JOBS:-1}"
 		echo "kernel_line=$line"
 		echo "lines_side_by_side=$side"
 		echo "project_commit=$(git rev-parse HEAD 2>/dev/null || echo none)$(git diff --quiet HEAD 2>/dev/null || echo '+dirty')"
