@@ -821,12 +821,12 @@ class Judge:
                 if ('stock', profile) not in runs:
                     self.cell(run, 'exclusive', '-', '-', suite + '/unpatched', 'skip',
                               'not compared with the unpatched kernel: stock:%s is not among the runs '
-                              'judged (6.1: make test-stock boots it); exclusive is judged against the '
+                              'judged (make test-stock boots it); exclusive is judged against the '
                               'expectation rows alone' % profile)
                     continue
                 if base is None:
                     self.cell(run, 'exclusive', '-', '-', suite + '/unpatched', 'fail',
-                              'not compared with unpatched 6.1: no stock:%s results' % profile)
+                              'not compared with unpatched %s: no stock:%s results' % (self.kernel, profile))
                     continue
                 for key in sorted(set(base) | set(res.get(v, {}))):
                     a = res.get(v, {}).get(key, ('did not run', None))
@@ -834,11 +834,11 @@ class Judge:
                     claim = self.claim_61(profile, v, key, a[1] or b[1])
                     rule = self.stock_rule(profile, key, b)
                     if a[0] == b[0]:
-                        verdict, why = 'pass', 'exclusive %s, unpatched 6.1 %s' % (a[0], b[0])
+                        verdict, why = 'pass', 'exclusive %s, unpatched %s %s' % (a[0], self.kernel, b[0])
                     elif rule:
-                        verdict, why = 'skip', 'not compared: unpatched 6.1 skipped it (%s)' % rule['reason']
+                        verdict, why = 'skip', 'not compared: unpatched %s skipped it (%s)' % (self.kernel, rule['reason'])
                     else:
-                        verdict, why = 'fail', 'exclusive %s, unpatched 6.1 %s' % (a[0], b[0])
+                        verdict, why = 'fail', 'exclusive %s, unpatched %s %s' % (a[0], self.kernel, b[0])
                     if claim:
                         why += '; %s claims: %s' % (claim['where'], claim['reason'])
                     self.cell(run, 'exclusive', '-', key, suite + '/unpatched', verdict, why)
