@@ -794,8 +794,8 @@ class Judge:
                             self.cell(run, p, n, '-', 'vm-selftest', 'fail', 'printed no VMSELFTEST line')
 
     def unpatched_agrees(self, runs):
-        """Exclusive, on every kernel with the sysctl, gives what unpatched
-        6.1 (variant stock) gives, case by case: on 6.1's selftests
+        """Exclusive, on every kernel with the sysctl, gives what the
+        unpatched kernel of its line (variant stock) gives, case by case: on 6.1's selftests
         (profile vmtests) every invocation, and on upstream's suite
         (profile upstream) every case, so that a failure or skip the
         expectations call 6.1's own (upstream.tsv's "all" rows, the skips
@@ -816,6 +816,7 @@ class Judge:
             if not mine:
                 continue
             base = res.get('stock')
+            unpatched = 'unpatched ' + self.kernel
             for v in mine:
                 run = '%s-%s' % (v, profile)
                 if ('stock', profile) not in runs:
@@ -826,7 +827,7 @@ class Judge:
                     continue
                 if base is None:
                     self.cell(run, 'exclusive', '-', '-', suite + '/unpatched', 'fail',
-                              'not compared with unpatched %s: no stock:%s results' % (self.kernel, profile))
+                              'not compared with %s: no stock:%s results' % (unpatched, profile))
                     continue
                 for key in sorted(set(base) | set(res.get(v, {}))):
                     a = res.get(v, {}).get(key, ('did not run', None))
@@ -834,11 +835,11 @@ class Judge:
                     claim = self.claim_61(profile, v, key, a[1] or b[1])
                     rule = self.stock_rule(profile, key, b)
                     if a[0] == b[0]:
-                        verdict, why = 'pass', 'exclusive %s, unpatched %s %s' % (a[0], self.kernel, b[0])
+                        verdict, why = 'pass', 'exclusive %s, %s %s' % (a[0], unpatched, b[0])
                     elif rule:
-                        verdict, why = 'skip', 'not compared: unpatched %s skipped it (%s)' % (self.kernel, rule['reason'])
+                        verdict, why = 'skip', 'not compared: %s skipped it (%s)' % (unpatched, rule['reason'])
                     else:
-                        verdict, why = 'fail', 'exclusive %s, unpatched %s %s' % (a[0], self.kernel, b[0])
+                        verdict, why = 'fail', 'exclusive %s, %s %s' % (a[0], unpatched, b[0])
                     if claim:
                         why += '; %s claims: %s' % (claim['where'], claim['reason'])
                     self.cell(run, 'exclusive', '-', key, suite + '/unpatched', verdict, why)
