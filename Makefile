@@ -137,9 +137,13 @@ FRAGMENTS_LINE_6.1  =
 FRAGMENTS_LINE_6.12 = configs/6.12/lean.config
 FRAGMENTS_BASE ?= $(strip configs/lean.config $(FRAGMENTS_LINE_$(KERNEL)))
 FRAGMENTS_stock = $(FRAGMENTS_BASE)
-FRAGMENTS_cow   = $(FRAGMENTS_BASE) configs/cow.config
+# The 6.12 line's cow kernels also track the MM owners of large folios
+# (CONFIG_COW_POLICY_MM_ID, patches/6.12/0013), for the largefolio policy.
+FRAGMENTS_COW_6.1  =
+FRAGMENTS_COW_6.12 = configs/6.12/mmid.config
+FRAGMENTS_cow   = $(FRAGMENTS_BASE) configs/cow.config $(FRAGMENTS_COW_$(KERNEL))
 FRAGMENTS_nocow = $(FRAGMENTS_BASE) configs/nocow.config
-FRAGMENTS_debug = $(FRAGMENTS_BASE) configs/cow.config configs/debug.config
+FRAGMENTS_debug = $(FRAGMENTS_cow) configs/debug.config
 FRAGMENTS_kasan = $(FRAGMENTS_debug) configs/kasan.config
 # A fresh object dir of nocow starts as a copy of cow's when cow's is built
 # (scripts/build/kconfig.sh, SEED_OBJ): same tree, one option apart, so
@@ -191,7 +195,10 @@ export KERNEL TEST_KERNELS LINE_TREES BUILD BUILD_ROOT RESULTS KSRC PATCHES VARI
 	HARNESS_SELFTEST TEST_VARIANTS TEST_MATRIX CHECKPATCH_IGNORE RUN_ID
 
 # ---- names given on the command line: checked once, before any work ------
-VALID_POLICIES = exclusive refcount mapcount
+# The policies of each line: 6.12's series adds largefolio.
+POLICIES_6.1  = exclusive refcount mapcount
+POLICIES_6.12 = exclusive refcount mapcount largefolio
+VALID_POLICIES = $(POLICIES_$(KERNEL))
 ifneq ($(filter run shell initramfs images kernel driver stap trace,$(MAKECMDGOALS)),)
 ifeq ($(FRAGMENTS_$(VARIANT)),)
 $(error unknown VARIANT '$(VARIANT)'; valid: $(VARIANTS) (the mutants: $(MUTANTS_ALL); benchmark variants: $(ALTS_ALL)))

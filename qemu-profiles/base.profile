@@ -25,3 +25,5 @@ grep -E "^(MemTotal|MemFree):" /proc/meminfo
 '
 TEST_GROUPS="smoke cow sysctl scn-base"
 POLICIES="exclusive refcount mapcount"
+# The 6.12 series adds v6.15's large-folio rule (patches/6.12/0014).
+[ "${KERNEL:-6.1}" = 6.1 ] || POLICIES="$POLICIES largefolio"

@@ -12,3 +12,5 @@ QEMU_ARGS="-smp 2 -m 2G"
 KERNEL_CMDLINE=""
 TEST_GROUPS="scn-mthp"
 POLICIES="exclusive refcount mapcount"
+# The 6.12 series adds v6.15's large-folio rule (patches/6.12/0014).
+[ "${KERNEL:-6.1}" = 6.1 ] || POLICIES="$POLICIES largefolio"

@@ -8,3 +8,5 @@ KERNEL_CMDLINE="memmap=512M!1G"
 GUEST_SETUP=''
 TEST_GROUPS="pmem scn-pmem"
 POLICIES="exclusive refcount mapcount"
+# The 6.12 series adds v6.15's large-folio rule (patches/6.12/0014).
+[ "${KERNEL:-6.1}" = 6.1 ] || POLICIES="$POLICIES largefolio"

@@ -18,3 +18,5 @@ echo 1 > /sys/block/vdc/queue/stable_writes || exit 1
 '
 TEST_GROUPS="swap scn-swap"
 POLICIES="exclusive refcount mapcount"
+# The 6.12 series adds v6.15's large-folio rule (patches/6.12/0014).
+[ "${KERNEL:-6.1}" = 6.1 ] || POLICIES="$POLICIES largefolio"

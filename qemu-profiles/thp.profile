@@ -13,3 +13,5 @@ echo 4096 > $t/khugepaged/pages_to_scan || exit 1
 '
 TEST_GROUPS="thp scn-thp"
 POLICIES="exclusive refcount mapcount"
+# The 6.12 series adds v6.15's large-folio rule (patches/6.12/0014).
+[ "${KERNEL:-6.1}" = 6.1 ] || POLICIES="$POLICIES largefolio"

@@ -33,3 +33,5 @@ case ${KERNEL:-6.1} in
 *) TEST_GROUPS="upstream" ;;
 esac
 POLICIES="exclusive refcount mapcount"
+# The 6.12 series adds v6.15's large-folio rule (patches/6.12/0014).
+[ "${KERNEL:-6.1}" = 6.1 ] || POLICIES="$POLICIES largefolio"

@@ -31,3 +31,5 @@ mkdir -p /mnt/huge && mount -t hugetlbfs none /mnt/huge || exit 1
 '
 TEST_GROUPS="vmtests"
 POLICIES="exclusive refcount mapcount"
+# The 6.12 series adds v6.15's large-folio rule (patches/6.12/0014).
+[ "${KERNEL:-6.1}" = 6.1 ] || POLICIES="$POLICIES largefolio"

@@ -70,17 +70,19 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # A run's logs are read as the results model reads them.
 from cowresults.model import log_kernel  # noqa: E402
 from cowresults.util import log_meta  # noqa: E402
-POLICIES = ('exclusive', 'refcount', 'mapcount')
+POLICIES = ('exclusive', 'refcount', 'mapcount', 'largefolio')
 # The decisions one write fault (or PMD fault) makes: a scenario's total of
 # them is bounded by the decision counters its row names (see
 # decision_bounds()).  The PTE-level list is tests/guest/lib/cowtest.c's
 # cow_decision_counters[]; make check keeps the two equal.
 # cow_copy_large: the 6.12 line's (a page of a large folio that is not
-# exclusive, copied under "exclusive"); tests/expect/counters.txt says
+# exclusive, copied under "exclusive"), and so are the largefolio policy's
+# cow_reuse_owner, cow_copy_shared and cow_copy_single; tests/expect/counters.txt says
 # which lines have which counter.
 DECISIONS = ('cow_reuse_exclusive', 'cow_reuse_refcount', 'cow_reuse_mapcount',
              'cow_reuse_ksm', 'cow_copy_mapcount', 'cow_copy_refcount',
-             'cow_copy_ksm', 'cow_copy_swap', 'cow_copy_locked', 'cow_copy_large')
+             'cow_copy_ksm', 'cow_copy_swap', 'cow_copy_locked', 'cow_copy_large',
+             'cow_reuse_owner', 'cow_copy_shared', 'cow_copy_single')
 PMD_DECISIONS = ('cow_pmd_reuse', 'cow_pmd_split')
 NO_SYSCTL = ('stock', 'nocow')     # variants without vm.cow_policy (exclusive rule)
 # The policies under which a 6.1 selftest invocation may be omitted

@@ -7,7 +7,7 @@ import os
 import re
 import tempfile
 
-POLICIES = ('exclusive', 'refcount', 'mapcount')
+POLICIES = ('exclusive', 'refcount', 'mapcount', 'largefolio')
 DELIM = re.compile(r'^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?$')
 
 

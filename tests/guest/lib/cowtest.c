@@ -80,6 +80,7 @@ const char *const cow_decision_counters[] = {
 	"cow_reuse_ksm", "cow_copy_mapcount", "cow_copy_refcount",
 	"cow_copy_ksm", "cow_copy_swap", "cow_copy_locked",
 	"cow_copy_large",	/* the 6.12 line's; absent (0) on 6.1 */
+	"cow_reuse_owner", "cow_copy_shared", "cow_copy_single", /* 6.12's largefolio */
 	NULL
 };
 
