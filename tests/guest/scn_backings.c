@@ -61,6 +61,12 @@
  *               are mapped once while the folio is still mapped by the
  *               child: v5.11's reuse_swap_page() counted the largest
  *               subpage mapcount (page_trans_huge_mapcount()) and copied.
+ *   fork-exit   a child is forked and exits before the parent writes: the
+ *               pages are mapped by the parent alone again, but not
+ *               PageAnonExclusive; "reuse", "copy" or "mixed" by the
+ *               parent's pfns.  On a large folio the policies part here:
+ *               6.12 copies, v5.11 and v6.15 reuse, v5.9-v5.18 reuse
+ *               only the folio's last mapped page.
  *   ro-pin      as fork-write, but the parent first pins the shared pages
  *               read-only long-term (FOLL_PIN | FOLL_LONGTERM, 6.1's
  *               unshare path); "ok" when the pins read the write,
@@ -562,6 +568,37 @@ static void case_fork_write(struct area *a, struct obs *o)
 	fork_and_write(a, o, false);
 }
 
+/* fork-exit: the child is gone before the parent writes. */
+static void case_fork_exit(struct area *a, struct obs *o)
+{
+	int same = 0, bad = 0, status = 0;
+	uint64_t pfn[NPAGES];
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		bail("fork");
+	if (!pid)
+		_exit(0);
+	if (waitpid(pid, &status, 0) != pid)
+		bail("waitpid");
+	for (int i = 0; i < NPAGES; i++)
+		bad += a->p[i * PAGE_SIZE] != 'o';
+	scn_drain_lru();
+	scn_warm(&o->before);
+	for (int i = 0; i < NPAGES; i++)
+		pfn[i] = scn_pfn(a->p + i * PAGE_SIZE);
+	memset(a->p, 'S', SPAN);
+	vmstat_read(&o->after);
+	for (int i = 0; i < NPAGES; i++)
+		same += scn_pfn(a->p + i * PAGE_SIZE) == pfn[i];
+	bad += !!scn_count_diff(a->p, 'S', SPAN);
+	o->outcome = !WIFEXITED(status) || WEXITSTATUS(status) ? "error" :
+		     bad ? "lost-write" :
+		     same == NPAGES ? "reuse" : same == 0 ? "copy" : "mixed";
+	snprintf(o->detail, sizeof(o->detail), "same_pfn=%d/%d", same, NPAGES);
+}
+
 /*
  * fork-partial: the child drops the pages the parent writes and keeps the
  * rest of the backing; on 'g' it answers 'o' when what it kept is intact,
@@ -701,6 +738,7 @@ static const struct scase {
 	{ "vmsplice-early", case_vmsplice_early },
 	{ "fork-write", case_fork_write },
 	{ "fork-partial", case_fork_partial },
+	{ "fork-exit", case_fork_exit },
 	{ "ro-pin", case_ro_pin },
 	{ "swapin-rw", case_swapin_rw },
 	{ "swapin-w", case_swapin_w },
