@@ -568,11 +568,35 @@ static void case_fork_write(struct area *a, struct obs *o)
 	fork_and_write(a, o, false);
 }
 
+/*
+ * The parent's write of fork-partial and fork-exit: the pages must still
+ * read 'o', then NPAGES pages are written between the counter snapshots.
+ * Returns how many checks found the wrong data; *same: pages whose pfn
+ * the write kept.
+ */
+static int write_window(struct area *a, struct obs *o, int *same)
+{
+	uint64_t pfn[NPAGES];
+	int bad = 0;
+
+	for (int i = 0; i < NPAGES; i++)
+		bad += a->p[i * PAGE_SIZE] != 'o';
+	scn_drain_lru();
+	scn_warm(&o->before);
+	for (int i = 0; i < NPAGES; i++)
+		pfn[i] = scn_pfn(a->p + i * PAGE_SIZE);
+	memset(a->p, 'S', SPAN);
+	vmstat_read(&o->after);
+	*same = 0;
+	for (int i = 0; i < NPAGES; i++)
+		*same += scn_pfn(a->p + i * PAGE_SIZE) == pfn[i];
+	return bad + !!scn_count_diff(a->p, 'S', SPAN);
+}
+
 /* fork-exit: the child is gone before the parent writes. */
 static void case_fork_exit(struct area *a, struct obs *o)
 {
-	int same = 0, bad = 0, status = 0;
-	uint64_t pfn[NPAGES];
+	int same, bad, status = 0;
 	pid_t pid;
 
 	pid = fork();
@@ -582,17 +606,7 @@ static void case_fork_exit(struct area *a, struct obs *o)
 		_exit(0);
 	if (waitpid(pid, &status, 0) != pid)
 		bail("waitpid");
-	for (int i = 0; i < NPAGES; i++)
-		bad += a->p[i * PAGE_SIZE] != 'o';
-	scn_drain_lru();
-	scn_warm(&o->before);
-	for (int i = 0; i < NPAGES; i++)
-		pfn[i] = scn_pfn(a->p + i * PAGE_SIZE);
-	memset(a->p, 'S', SPAN);
-	vmstat_read(&o->after);
-	for (int i = 0; i < NPAGES; i++)
-		same += scn_pfn(a->p + i * PAGE_SIZE) == pfn[i];
-	bad += !!scn_count_diff(a->p, 'S', SPAN);
+	bad = write_window(a, o, &same);
 	o->outcome = !WIFEXITED(status) || WEXITSTATUS(status) ? "error" :
 		     bad ? "lost-write" :
 		     same == NPAGES ? "reuse" : same == 0 ? "copy" : "mixed";
@@ -606,8 +620,7 @@ static void case_fork_exit(struct area *a, struct obs *o)
  */
 static void case_fork_partial(struct area *a, struct obs *o)
 {
-	int go[2], back[2], same = 0, bad = 0;
-	uint64_t pfn[NPAGES];
+	int go[2], back[2], same, bad;
 	pid_t pid;
 	char res;
 
@@ -623,17 +636,7 @@ static void case_fork_partial(struct area *a, struct obs *o)
 		_exit(0);
 	}
 	scn_child_wait(pid, back[0]);
-	for (int i = 0; i < NPAGES; i++)
-		bad += a->p[i * PAGE_SIZE] != 'o';
-	scn_drain_lru();
-	scn_warm(&o->before);
-	for (int i = 0; i < NPAGES; i++)
-		pfn[i] = scn_pfn(a->p + i * PAGE_SIZE);
-	memset(a->p, 'S', SPAN);
-	vmstat_read(&o->after);
-	for (int i = 0; i < NPAGES; i++)
-		same += scn_pfn(a->p + i * PAGE_SIZE) == pfn[i];
-	bad += !!scn_count_diff(a->p, 'S', SPAN);
+	bad = write_window(a, o, &same);
 	pipe_putc(go[1], 'g');
 	res = pipe_getc(back[0]);
 	waitpid(pid, NULL, 0);
