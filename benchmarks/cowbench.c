@@ -50,7 +50,10 @@
  * -f KiB (THP ones rounded up to whole 2 MiB THPs).
  * Options: -r rounds -w warmup -s seed -S sizes_kib(comma) -f fault_kib
  * -b benches(comma
- * of names without size, or "all") -p policies(comma) -i min_ops
+ * of names without size, or "all") -p policies(comma; default every policy
+ * of the kernel: exclusive,refcount,mapcount, and largefolio where the
+ * runner says COWTEST_MM_ID=y, a kernel with CONFIG_COW_POLICY_MM_ID)
+ * -i min_ops
  * -P phase (spin a seeded random 0..phase-1 loops before each timed section;
  * make bench uses it in deterministic mode, see phase_spin())
  * -K B-S (cowbench.mark=fork-256): mark every timed section of benchmark B
@@ -96,6 +99,8 @@ static char sizes_arg[256] = "256,4096";	/* fork benchmarks */
 static unsigned long fault_kib = 1024;		/* page benchmarks */
 static char benches_arg[512] = "all";
 static char policies_arg[256] = "exclusive,refcount,mapcount";
+/* -p or cowbench.policies= given: the list as it is, else the default's. */
+static int policies_set;
 /* cowbench --real: the real-software benchmarks (realwork.h), own rounds */
 static int real_rounds = 3, real_warmup = 1;
 static char real_arg[512] = "all";
@@ -784,7 +789,10 @@ static void set_opt(int c, const char *v)
 	case 'f': fault_kib = strtoul(v, NULL, 0); break;
 	case 'S': snprintf(sizes_arg, sizeof(sizes_arg), "%s", v); break;
 	case 'b': snprintf(benches_arg, sizeof(benches_arg), "%s", v); break;
-	case 'p': snprintf(policies_arg, sizeof(policies_arg), "%s", v); break;
+	case 'p':
+		snprintf(policies_arg, sizeof(policies_arg), "%s", v);
+		policies_set = 1;
+		break;
 	case 'P': phase_max = strtoul(v, NULL, 0); break;
 	case 'K': snprintf(mark_arg, sizeof(mark_arg), "%s", v); break;
 	case 'R': real_rounds = atoi(v); break;
@@ -868,6 +876,16 @@ int main(int argc, char **argv)
 		execv("/proc/self/exe", argv);
 	}
 	have_sysctl = access("/proc/sys/vm/cow_policy", F_OK) == 0;
+	/*
+	 * The default is every policy of the kernel: the 6.12 series adds
+	 * "largefolio" where it was built with CONFIG_COW_POLICY_MM_ID, which
+	 * the runner passes as COWTEST_MM_ID=y (guest/init.sh); elsewhere
+	 * writing it fails (EOPNOTSUPP, or EINVAL on 6.1).
+	 */
+	if (!policies_set && getenv("COWTEST_MM_ID") &&
+	    !strcmp(getenv("COWTEST_MM_ID"), "y"))
+		snprintf(policies_arg, sizeof(policies_arg), "%s",
+			 "exclusive,refcount,mapcount,largefolio");
 	npol = split(policies_arg, pol, 8);
 	if (!have_sysctl) {
 		/* The unpatched kernel: only its own (exclusive) behaviour. */

@@ -47,9 +47,12 @@ finish() {
 }
 
 # Per-run settings: the profile and run.conf built into the image. KERNEL
-# (the kernel line) is what a profile may read.
+# (the kernel line) is what a profile may read; MM_ID (y or n) whether the
+# kernel was built with CONFIG_COW_POLICY_MM_ID (scripts/build/initramfs.sh),
+# empty from an image that predates it.
 # shellcheck disable=SC2034
 KERNEL=6.1 TEST_GROUPS='' POLICIES='' GUEST_SETUP='' TEST_TIMEOUT=120 PROFILE='?' VARIANT='?'
+MM_ID=''
 FEATURES=''
 . /etc/cowtest/run.conf
 . /etc/cowtest/profile
@@ -149,6 +152,14 @@ export COWTEST_COW_POLICY
 if [ "$COWTEST_COW_POLICY" = 1 ] && [ ! -e /proc/sys/vm/cow_policy ]; then
 	tap_fail "vm.cow_policy present (variant $VARIANT has CONFIG_COW_POLICY=y)"
 fi
+# Whether the kernel must accept the largefolio policy: y when it was built
+# with CONFIG_COW_POLICY_MM_ID (run.conf's MM_ID, from the variant's
+# .config), n when not; the tests read it as COWTEST_MM_ID (tests/guest/
+# sysctl.c: "largefolio" accepted, or refused with EOPNOTSUPP on 6.12 and
+# EINVAL on 6.1; flipstress.c flips among four policies).  Empty when the
+# image has no MM_ID, which sysctl.c fails rather than guess.
+COWTEST_MM_ID=$MM_ID
+export COWTEST_MM_ID
 
 # set_policy P: 0 when set, 1 when it could not be set, 2 when the kernel
 # has no /proc/sys/vm/cow_policy.

@@ -31,5 +31,6 @@ case ${KERNEL:-6.1} in
 esac
 # flipstress's stressng worker runs stress-ng's COW-relevant stressors.
 GUEST_INSTALL="stress-ng"
-# flipstress starts from this policy and flips among all three itself.
+# flipstress starts from this policy and flips among all of them itself (four
+# with largefolio where the kernel has CONFIG_COW_POLICY_MM_ID).
 POLICIES="exclusive"

@@ -31,10 +31,18 @@ done
 # Expectations of the scenario tests (tests/expect/scenarios.tsv).
 mkdir -p "$stagedir/etc/cowtest/expect"
 cp "$top"/tests/expect/*.tsv "$stagedir/etc/cowtest/expect/" 2>/dev/null || true
+# MM_ID: whether the variant's kernel has the MM owner tracking of large
+# folios (CONFIG_COW_POLICY_MM_ID, patches/6.12/0013-0014), without which
+# it refuses the largefolio policy; guest/init.sh passes it to the tests
+# as COWTEST_MM_ID.
+[ -f "$obj/.config" ] || die "initramfs $variant-$profile: no $obj/.config"
+mm_id=n
+grep -qx 'CONFIG_COW_POLICY_MM_ID=y' "$obj/.config" && mm_id=y
 cat >"$stagedir/etc/cowtest/run.conf" <<EOC
 VARIANT=$variant
 PROFILE=$profile
 KERNEL=${KERNEL:-6.1}
+MM_ID=$mm_id
 EOC
 if [ -d "$obj/modinst/lib/modules/$kver" ]; then
 	mkdir -p "$stagedir/usr/lib/modules"

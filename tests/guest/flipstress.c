@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * flipstress: vm.cow_policy flipped among all three policies every few
- * milliseconds while workers fault, fork, pin and swap concurrently.
+ * flipstress: vm.cow_policy flipped among all the kernel's policies every
+ * few milliseconds while workers fault, fork, pin and swap concurrently:
+ * "exclusive", "refcount" and "mapcount", and "largefolio" on a kernel
+ * built with CONFIG_COW_POLICY_MM_ID (the runner's COWTEST_MM_ID=y,
+ * patches/6.12/0013-0014).
  * Bounded in time, seeded (the workers' choices depend only
  * on the seed; the interleaving does not).
  *
@@ -12,7 +15,7 @@
  * Main process: two flipper threads race each other writing a random
  * policy every 1-5 ms (and, one write in eight, a bad value that must fail
  * with EINVAL), a reader thread checks that the sysctl always reads as one
- * of the three names, a trace_pipe thread checks that every change is traced
+ * of those names, a trace_pipe thread checks that every change is traced
  * exactly once (cow:cow_policy_change "old=A new=B" events chain: B of one
  * event is A of the next, and the last B is the policy in force; the kernel
  * log is rate-limited and carries only a summary).
@@ -22,7 +25,11 @@
  * MADV_NOHUGEPAGE; the other workers' memory never asks either way), and
  * a ninth point requires that anonymous mTHP faults happened while the
  * workers ran (hugepages-<size>kB/stats/anon_fault_alloc below the PMD
- * size), so the flips raced with large folios, not only with 4 KiB pages.
+ * size), so the flips raced with large folios, not only with 4 KiB pages;
+ * with "largefolio" among the policies a tenth point requires that it
+ * decided on large folios (cow_reuse_owner, cow_copy_shared and
+ * cow_copy_single, which only its rule for a page of a large folio counts,
+ * moved), so it was in force while large folios were mapped and written.
  *
  * Workers (one process each, each owns and verifies its memory; a stamp is
  * written at three offsets of each page and the expected stamps are kept
@@ -123,7 +130,9 @@ static double deadline;
 /* --may-skip: a worker whose device or feature is missing may skip. */
 static bool may_skip, mthp;
 
-static const char *names[3] = { "exclusive", "refcount", "mapcount" };
+/* The policies flipped among: the fourth only where COWTEST_MM_ID=y. */
+static const char *names[4] = { "exclusive", "refcount", "mapcount", "largefolio" };
+static unsigned int nnames = 3;
 
 static double now(void)
 {
@@ -928,6 +937,8 @@ static const worker_fn wfn[NR_W] = { w_fork, w_thp, w_pin, w_vmsplice,
 /* ---- the policy: flippers, reader, log checker ----------------------- */
 
 static long flips_ok, bad_ok, bad_rejected, bad_other, reads, reads_bad;
+/* Writes of each policy name that succeeded, and that failed. */
+static long flips_to[4], flips_refused[4];
 static long log_lines, log_breaks, log_gaps;
 static char log_last_to[32];
 static volatile int threads_stop;
@@ -963,10 +974,15 @@ static void *flipper(void *a)
 			else
 				__sync_fetch_and_add(&bad_other, 1);
 		} else {
-			const char *p = names[rnd(&rs) % 3];
+			unsigned int n = rnd(&rs) % nnames;
+			const char *p = names[n];
 
-			if (sysctl_write(p, strlen(p)) == 0)
+			if (sysctl_write(p, strlen(p)) == 0) {
 				__sync_fetch_and_add(&flips_ok, 1);
+				__sync_fetch_and_add(&flips_to[n], 1);
+			} else {
+				__sync_fetch_and_add(&flips_refused[n], 1);
+			}
 		}
 		usleep(1000 + rnd(&rs) % 4000);
 	}
@@ -979,7 +995,8 @@ static void *reader(void *a)
 
 	(void)a;
 	while (!threads_stop) {
-		int fd = open("/proc/sys/vm/cow_policy", O_RDONLY), i;
+		int fd = open("/proc/sys/vm/cow_policy", O_RDONLY);
+		unsigned int i;
 		ssize_t r = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
 		bool ok = false;
 
@@ -987,7 +1004,7 @@ static void *reader(void *a)
 			close(fd);
 		if (r > 0) {
 			buf[r] = 0;
-			for (i = 0; i < 3; i++) {
+			for (i = 0; i < nnames; i++) {
 				char want[16];
 
 				snprintf(want, sizeof(want), "%s\n", names[i]);
@@ -1208,8 +1225,9 @@ int main(int argc, char **argv)
 	pthread_t ft[2], rt, kt;
 	pid_t pid[NR_W];
 	long long mthp0 = 0;
+	const char *mm_id = getenv("COWTEST_MM_ID");
 	double t0;
-	int k;
+	int k, npoints;
 
 	for (k = 1; k < argc; k++) {
 		if (!strcmp(argv[k], "--seconds") && k + 1 < argc) {
@@ -1228,11 +1246,16 @@ int main(int argc, char **argv)
 	cmdline_opt("cowtest.flipsec=", &seconds);
 	cmdline_opt("cowtest.flipseed=", &s);
 	seed = s ? s : 1;
+	/* "largefolio" where the kernel has CONFIG_COW_POLICY_MM_ID. */
+	if (mm_id && !strcmp(mm_id, "y"))
+		nnames = 4;
+	npoints = NPOINTS + mthp + (mthp && nnames == 4);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	tap_plan(NPOINTS + mthp);
-	tap_diag("flipstress: %ld s, seed %llu%s", seconds, seed, mthp ? ", mTHP" : "");
+	tap_plan(npoints);
+	tap_diag("flipstress: %ld s, seed %llu%s, %u policies (COWTEST_MM_ID=%s)", seconds,
+		 seed, mthp ? ", mTHP" : "", nnames, mm_id ?: "unset");
 	if (!cow_policy_present()) {
-		for (k = 0; k < NPOINTS + mthp; k++)
+		for (k = 0; k < npoints; k++)
 			if (cow_policy_expected())
 				tap_result(false, "flipstress: no /proc/sys/vm/cow_policy");
 			else
@@ -1376,11 +1399,14 @@ int main(int argc, char **argv)
 	}
 	tap_diag("flips: %ld successful policy writes; bad writes %ld rejected EINVAL, %ld accepted, %ld other errors",
 		 flips_ok, bad_rejected, bad_ok, bad_other);
+	for (k = 0; k < (int)nnames; k++)
+		tap_diag("flips to %-10s %ld (refused %ld)", names[k], flips_to[k],
+			 flips_refused[k]);
 	tap_result(flips_ok >= seconds * 10 && bad_ok == 0 && bad_other == 0,
 		   "flipstress: %ld flips (>= 10/s), every bad write EINVAL", flips_ok);
 	tap_result(reads > 0 && reads_bad == 0,
-		   "flipstress: %ld concurrent reads, each one of the three names (%ld not)",
-		   reads, reads_bad);
+		   "flipstress: %ld concurrent reads, each one of the %u names (%ld not)",
+		   reads, nnames, reads_bad);
 	tap_diag("trace: %ld change events, %ld chain breaks, %ld overruns, last -> %s",
 		 log_lines, log_breaks, log_gaps, log_last_to);
 	tap_result(trace_fd >= 0 && log_lines > 0 && log_lines <= flips_ok + 1 &&
@@ -1429,18 +1455,43 @@ int main(int argc, char **argv)
 		   "flipstress: MemAvailable (+ per-CPU lists) back within %d MiB",
 		   MEM_TOL_KB / 1024);
 	{
+		/* The 6.12 line's counters only where the kernel has them. */
 		static const char *ctr[] = { "cow_reuse_exclusive", "cow_reuse_refcount",
 			"cow_reuse_mapcount", "cow_copy_mapcount", "cow_copy_refcount",
-			"cow_copy_ksm", "cow_copy_swap", "cow_pmd_split", "cow_gup_break",
+			"cow_copy_ksm", "cow_copy_swap", "cow_copy_large",
+			"cow_reuse_owner", "cow_copy_shared", "cow_copy_single",
+			"cow_pmd_split", "cow_gup_break",
 			"cow_fork_copy", "cow_clear_refs_pinned", "thp_split_pmd",
 			"pswpout", "pswpin", NULL };
-		char line[1024];
+		char line[1024] = "";
 		int off = 0;
 
 		for (k = 0; ctr[k]; k++)
-			off += snprintf(line + off, sizeof(line) - off, " %s=%lld", ctr[k],
-					vmstat_delta(&v0, &v1, ctr[k]));
+			if (vmstat_has(&v1, ctr[k]))
+				off += snprintf(line + off, sizeof(line) - off, " %s=%lld",
+						ctr[k], vmstat_delta(&v0, &v1, ctr[k]));
 		tap_diag("vmstat deltas:%s", line);
+	}
+	/*
+	 * "largefolio" was in force while large folios were written: its
+	 * rule for a page of a large folio that is not exclusive
+	 * (patches/6.12/0014) counts cow_reuse_owner, cow_copy_shared or
+	 * cow_copy_single, which no other policy and no small folio does.  A
+	 * point with --mthp, which requires the large folios; otherwise the
+	 * figures only.
+	 */
+	if (nnames == 4) {
+		long long owner = vmstat_delta(&v0, &v1, "cow_reuse_owner");
+		long long shared = vmstat_delta(&v0, &v1, "cow_copy_shared");
+		long long single = vmstat_delta(&v0, &v1, "cow_copy_single");
+		long long lf = owner + shared + single;
+
+		tap_diag("largefolio: %ld flips to it, %lld decisions on large folios under it (cow_reuse_owner +%lld, cow_copy_shared +%lld, cow_copy_single +%lld)",
+			 flips_to[3], lf, owner, shared, single);
+		if (mthp)
+			tap_result(flips_to[3] > 0 && lf > 0,
+				   "flipstress: largefolio decided on large folios while in force (%lld decisions, %ld flips to it)",
+				   lf, flips_to[3]);
 	}
 	/*
 	 * The ropin worker's own R/O pins of shared pages took the unshare

@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sysctl: /proc/sys/vm/cow_policy takes exactly the three policy names,
- * rejects everything else with EINVAL without changing the value, is 0644
- * (a writer that is not root gets EACCES from the mode), needs CAP_SYS_ADMIN
- * in the writer's credentials at the write (EPERM otherwise, even through a
- * descriptor opened with it: dmesg_restrict's rule), traces every change once (cow:cow_policy_change) and logs
- * changes to the kernel log at most once per five seconds, saying how many
- * it did not log.
+ * sysctl: /proc/sys/vm/cow_policy takes exactly the policy names of the
+ * kernel, rejects everything else with EINVAL without changing the value, is
+ * 0644 (a writer that is not root gets EACCES from the mode), needs
+ * CAP_SYS_ADMIN in the writer's credentials at the write (EPERM otherwise,
+ * even through a descriptor opened with it: dmesg_restrict's rule), traces
+ * every change once (cow:cow_policy_change) and logs changes to the kernel
+ * log at most once per five seconds, saying how many it did not log.
+ *
+ * The names: "exclusive", "refcount" and "mapcount", and "largefolio"
+ * (patches/6.12/0014) on a kernel built with CONFIG_COW_POLICY_MM_ID, which
+ * the runner says in COWTEST_MM_ID=y (guest/init.sh, from the variant's
+ * .config).  With COWTEST_MM_ID=n writing "largefolio" must fail without
+ * changing the value: with EOPNOTSUPP on the 6.12 series (the name is known,
+ * the tracking it needs is not built in), with EINVAL on 6.1's (an unknown
+ * word).  Any other COWTEST_MM_ID, or none, fails a test point.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,13 +27,16 @@
 #include <sys/klog.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cowtest.h"
 
-static const char *const names[] = { "exclusive", "refcount", "mapcount" };
+/* The policy names; the fourth only where CONFIG_COW_POLICY_MM_ID=y. */
+static const char *const names[] = { "exclusive", "refcount", "mapcount", "largefolio" };
+static unsigned int nnames = 3;
 
 struct bad {
 	const char *what;
@@ -50,6 +61,8 @@ static const struct bad bad_inputs[] = {
 	{ "prefix", "ref", 3 },
 	{ "longer word", "refcounts", 9 },
 	{ "two names", "refcount mapcount", 17 },
+	{ "prefix of largefolio", "largefoli", 9 },
+	{ "largefolio plus a letter", "largefolios", 11 },
 	{ "embedded NUL", "ref\0count", 9 },
 	{ "trailing NUL", "refcount\0", 9 },
 	{ "binary", "\xff\xfe\x01\x80", 4 },
@@ -173,7 +186,7 @@ static int nobody_races(void)
 	if (setgid(65534) || setuid(65534))
 		return 100;
 	for (i = 0; i < RACE_WRITES; i++)
-		if (set(names[i % 3]) != -EACCES && bad < 99)
+		if (set(names[i % nnames]) != -EACCES && bad < 99)
 			bad++;
 	return bad;
 }
@@ -222,11 +235,49 @@ static int opened_with_cap_written_without(void)
 	return ret;
 }
 
+/* Whether the kernel has "largefolio": COWTEST_MM_ID from the runner. */
+enum mm_id { MM_ID_UNKNOWN, MM_ID_N, MM_ID_Y };
+
+static enum mm_id mm_id_expected(void)
+{
+	const char *e = getenv("COWTEST_MM_ID");
+
+	if (e && !strcmp(e, "y"))
+		return MM_ID_Y;
+	if (e && !strcmp(e, "n"))
+		return MM_ID_N;
+	return MM_ID_UNKNOWN;
+}
+
+/*
+ * The error that writing "largefolio" must fail with on a kernel without
+ * CONFIG_COW_POLICY_MM_ID: EOPNOTSUPP on the 6.12 line (cow_policy_parse()
+ * knows the name), EINVAL on 6.1 (it does not); 0 on another line, whose
+ * answer this test does not know.  The line from uname(): "6.12" of
+ * "6.12.118".
+ */
+static int largefolio_refusal(char *line, size_t len)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	snprintf(line, len, "?");
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return 0;
+	snprintf(line, len, "%d.%d", major, minor);
+	if (major == 6 && minor == 12)
+		return EOPNOTSUPP;
+	if (major == 6 && minor == 1)
+		return EINVAL;
+	return 0;
+}
+
 int main(void)
 {
-	char orig[32], before[32];
-	int logs, fd, ret;
+	char orig[32], before[32], kline[32];
+	int logs, fd, ret, refusal;
 	unsigned int i;
+	enum mm_id mm_id;
 	bool traced;
 
 	if (!cow_policy_present() || !cow_policy_expected()) {
@@ -238,17 +289,41 @@ int main(void)
 		return tap_exit();
 	}
 	memset(longbuf, 'a', sizeof(longbuf));
-	tap_plan(3 * 3 + 2 * (int)(sizeof(bad_inputs) / sizeof(bad_inputs[0])) + 18);
+	mm_id = mm_id_expected();
+	refusal = largefolio_refusal(kline, sizeof(kline));
+	if (mm_id == MM_ID_Y)
+		nnames = 4;
+	/*
+	 * The points: each name's round trip, each bad input, one for
+	 * COWTEST_MM_ID (unknown) or for the trace of "largefolio" (known),
+	 * two for the refusal of "largefolio" (COWTEST_MM_ID=n), 18 more.
+	 */
+	tap_plan(3 * (int)nnames + 2 * (int)(sizeof(bad_inputs) / sizeof(bad_inputs[0])) +
+		 1 + (mm_id == MM_ID_N ? 2 : 0) + 18);
+	tap_diag("kernel line %s, COWTEST_MM_ID=%s: %s", kline,
+		 getenv("COWTEST_MM_ID") ?: "(unset)",
+		 mm_id == MM_ID_Y ? "four names, largefolio accepted" :
+		 mm_id == MM_ID_N ? "three names, largefolio refused" :
+		 "three names, largefolio not checked");
+	if (mm_id == MM_ID_UNKNOWN)
+		tap_result(false,
+			   "COWTEST_MM_ID is y or n (got %s): the runner must say whether the kernel has CONFIG_COW_POLICY_MM_ID (run.conf MM_ID=, scripts/build/initramfs.sh)",
+			   getenv("COWTEST_MM_ID") ?: "unset");
 	snprintf(orig, sizeof(orig), "%s", cow_policy_now());
 
 	/* Valid values round-trip, with and without a newline. */
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < nnames; i++) {
+		const char *next = names[(i + 1) % nnames];
 		char nl[32];
 
-		snprintf(nl, sizeof(nl), "%s\n", names[(i + 1) % 3]);
-		tap_result(set(nl) == 0 && !strcmp(cow_policy_now(), names[(i + 1) % 3]),
-			   "write \"%s\\n\" reads back", names[(i + 1) % 3]);
-		tap_result(set(names[i]) == 0, "write \"%s\" succeeds", names[i]);
+		snprintf(nl, sizeof(nl), "%s\n", next);
+		ret = set(nl);
+		tap_result(ret == 0 && !strcmp(cow_policy_now(), next),
+			   "write \"%s\\n\" reads back (%s)", next,
+			   ret ? strerror(-ret) : "ok");
+		ret = set(names[i]);
+		tap_result(ret == 0, "write \"%s\" succeeds (%s)", names[i],
+			   ret ? strerror(-ret) : "ok");
 		tap_result(!strcmp(cow_policy_now(), names[i]), "reads back %s",
 			   names[i]);
 	}
@@ -261,6 +336,26 @@ int main(void)
 			   ret ? strerror(-ret) : "success");
 		tap_result(!strcmp(cow_policy_now(), "refcount"),
 			   "%s: value unchanged", bad_inputs[i].what);
+	}
+
+	/*
+	 * "largefolio" without CONFIG_COW_POLICY_MM_ID: EOPNOTSUPP from the
+	 * 6.12 series' cow_policy_parse() through the handler, EINVAL on 6.1,
+	 * the value unchanged either way.  Written as the runner writes it.
+	 */
+	if (mm_id == MM_ID_N) {
+		ret = set("largefolio\n");
+		if (refusal)
+			tap_result(ret == -refusal,
+				   "\"largefolio\" without CONFIG_COW_POLICY_MM_ID on %s: %s (got %s)",
+				   kline, refusal == EOPNOTSUPP ? "EOPNOTSUPP" : "EINVAL",
+				   ret ? strerror(-ret) : "success");
+		else
+			tap_result(false,
+				   "\"largefolio\" without CONFIG_COW_POLICY_MM_ID: kernel line %s is neither 6.12 (EOPNOTSUPP) nor 6.1 (EINVAL) (got %s)",
+				   kline, ret ? strerror(-ret) : "success");
+		tap_result(!strcmp(cow_policy_now(), "refcount"),
+			   "\"largefolio\" refused: value unchanged (%s)", cow_policy_now());
 	}
 
 	/* A name split over two writes, and a write at an offset. */
@@ -309,13 +404,14 @@ int main(void)
 		}
 		for (i = 0; i < 600; i++) {
 			const char *now;
+			unsigned int n;
 
-			if (set(names[i % 3]))
+			if (set(names[i % nnames]))
 				odd++;
 			now = cow_policy_now();
-			if (strcmp(now, names[0]) && strcmp(now, names[1]) &&
-			    strcmp(now, names[2]))
-				odd++;
+			for (n = 0; n < nnames && strcmp(now, names[n]); n++)
+				;
+			odd += n == nnames;
 		}
 		for (k = 0; k < 2; k++) {
 			waitpid(kids[k], &status, 0);
@@ -345,6 +441,13 @@ int main(void)
 	set("exclusive");
 	set("refcount");
 	tap_result(change_events() == 3, "two changes trace two events");
+	if (mm_id == MM_ID_Y) {
+		set("largefolio");
+		tap_result(change_events() == 4, "a change to largefolio traces one event");
+	} else if (mm_id == MM_ID_N) {
+		cow_policy_write("largefolio", 10);
+		tap_result(change_events() == 3, "a refused largefolio traces nothing");
+	}
 
 	/*
 	 * The kernel log cannot flood: 300 changes in a burst log at most one
@@ -358,8 +461,9 @@ int main(void)
 		sleep(6);
 		logs = change_lines();
 		t0 = now_s();
+		/* Each write a change: the burst starts from refcount or largefolio. */
 		for (i = 0; i < 300; i++)
-			set(names[i % 3]);
+			set(names[i % nnames]);
 		dt = now_s() - t0;
 		ret = change_lines() - logs;
 		tap_result(ret >= 1 && ret <= 2 + (int)(dt / 5),
