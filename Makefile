@@ -47,7 +47,14 @@ VARIANT ?= cow
 PROFILE ?= base
 POLICY  ?=
 VARIANTS = cow nocow debug stock kasan
-TEST_VARIANTS ?= cow
+# make test's kernel per line: 6.1's cow kernel (its debug kernel boots in
+# TEST_EXTRA_6.1); the 6.12 line boots its debug kernel alone (DEBUG_VM on
+# the MM owner tracking's VM_WARN_ON checks, configs/6.12/debug.config;
+# one build where two would not fit the time budget), make bench its cow
+# kernel.
+TEST_VARIANTS_6.1  = cow
+TEST_VARIANTS_6.12 = debug
+TEST_VARIANTS ?= $(TEST_VARIANTS_$(KERNEL))
 # The matrix is per kernel line: TEST_PROFILES, TEST_EXTRA and TEST_UPSTREAM
 # default to the line's own (_6.1, _6.12 below).
 # pin, thp, pmem and swap: see qemu-profiles/ and driver/cowpin/.
@@ -77,15 +84,17 @@ TEST_EXTRA_6.1 = debug:base debug:pin debug:swap debug:thp cow:bootparam cow:fli
 TEST_STOCK ?=
 STOCK_ON = $(filter yes,$(TEST_STOCK))
 TEST_UPSTREAM_6.1 = cow:upstream debug:upstream cow:vmtests $(if $(STOCK_ON),stock:upstream stock:vmtests)
-# The 6.12 line: the scenario table on base, THP (PMD and PTE-mapped) and
-# mTHP (16 and 64 KiB, a pinned subpage, swap-in from zram: profile mthp),
-# the flip stress with mTHPs (cow:flip), and 6.12's own cow.c and
-# gup_longterm.c natively under every policy, and with TEST_STOCK=yes on
-# unpatched 6.12 (exclusive must match it). The pin, swap and pmem profiles, the debug
-# kernel and 6.12's own mm selftests are the 6.1 line's only, for time.
+# The 6.12 line, on its debug kernel (TEST_VARIANTS_6.12): the scenario
+# table on base, THP (PMD and PTE-mapped) and mTHP (16 and 64 KiB, a
+# pinned subpage, swap-in from zram: profile mthp), the flip stress with
+# mTHPs (debug:flip), and 6.12's own cow.c and gup_longterm.c natively
+# under every policy (largefolio, the fourth, included), and with
+# TEST_STOCK=yes on unpatched 6.12 (exclusive must match it). The pin,
+# swap and pmem profiles, lockdep and 6.12's own mm selftests are the 6.1
+# line's only, for time.
 TEST_PROFILES_6.12 = base thp mthp
-TEST_EXTRA_6.12    = cow:flip
-TEST_UPSTREAM_6.12 = cow:upstream $(if $(STOCK_ON),stock:upstream)
+TEST_EXTRA_6.12    = debug:flip
+TEST_UPSTREAM_6.12 = debug:upstream $(if $(STOCK_ON),stock:upstream)
 TEST_PROFILES ?= $(TEST_PROFILES_$(KERNEL))
 TEST_EXTRA    ?= $(TEST_EXTRA_$(KERNEL))
 TEST_UPSTREAM ?= $(TEST_UPSTREAM_$(KERNEL))
@@ -143,7 +152,9 @@ FRAGMENTS_COW_6.1  =
 FRAGMENTS_COW_6.12 = configs/6.12/mmid.config
 FRAGMENTS_cow   = $(FRAGMENTS_BASE) configs/cow.config $(FRAGMENTS_COW_$(KERNEL))
 FRAGMENTS_nocow = $(FRAGMENTS_BASE) configs/nocow.config
-FRAGMENTS_debug = $(FRAGMENTS_cow) configs/debug.config
+FRAGMENTS_DEBUG_6.1  = configs/debug.config
+FRAGMENTS_DEBUG_6.12 = configs/6.12/debug.config
+FRAGMENTS_debug = $(FRAGMENTS_cow) $(FRAGMENTS_DEBUG_$(KERNEL))
 FRAGMENTS_kasan = $(FRAGMENTS_debug) configs/kasan.config
 # A fresh object dir of nocow starts as a copy of cow's when cow's is built
 # (scripts/build/kconfig.sh, SEED_OBJ): same tree, one option apart, so
@@ -157,7 +168,10 @@ STOCK_TREE ?= $(BUILD)/linux-stock
 # Benchmark variants (benchmarks/variants/<name>.patch, make bench
 # BENCH_COW=<name>) are built the same way: the series with one mechanism
 # done another way, measured in the cow kernel's place.
-MUTANTS_ALL := $(patsubst tests/mutants/%.patch,%,$(wildcard tests/mutants/*.patch))
+# A mutant is a diff against one kernel line's series: its .conf's
+# MUTANT_KERNEL (6.1 when absent); MUTANTS_ALL is the line's own.
+mutant_kernel = $(or $(shell sed -n 's/^MUTANT_KERNEL=//p' tests/mutants/$(1).conf 2>/dev/null | tr -d "'\""),6.1)
+MUTANTS_ALL := $(foreach m,$(patsubst tests/mutants/%.patch,%,$(wildcard tests/mutants/*.patch)),$(if $(filter $(KERNEL),$(call mutant_kernel,$(m))),$(m)))
 ALTS_ALL    := $(patsubst benchmarks/variants/%.patch,%,$(wildcard benchmarks/variants/*.patch))
 PATCHED_ALL  = $(MUTANTS_ALL) $(ALTS_ALL)
 $(foreach m,$(MUTANTS_ALL),$(eval MUTANT_CONFIG_$(m) := $(shell sed -n 's/^MUTANT_CONFIG=//p' tests/mutants/$(m).conf 2>/dev/null | tr -d "'\"")))
@@ -560,7 +574,7 @@ test-nocow:
 # built on the series and booted; each must fail exactly its expected cells.
 MUTANTS ?=
 test-mutants: $(STAMPS)/tree.id
-	@MAKE="$(MAKE)" sh scripts/check/mutants.sh $(KSRC) $(MUTANTS)
+	@MAKE="$(MAKE)" MUTANTS_ALL="$(MUTANTS_ALL)" sh scripts/check/mutants.sh $(KSRC) $(MUTANTS)
 
 shell: $(BUILD)/initramfs/$(VARIANT)-$(PROFILE).img
 	@scripts/boot/run-qemu.sh --shell $(VARIANT) $(PROFILE) $(OBJ)

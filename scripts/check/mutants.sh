@@ -19,16 +19,23 @@ shift
 mdir=$top/tests/mutants
 [ -d "$ksrc/.git" ] || die "test-mutants: no tree at $ksrc (run make tree)"
 git -C "$ksrc" rev-parse -q --verify cow-policy >/dev/null || die "test-mutants: no branch cow-policy in $ksrc (run make tree)"
-names=${*:-$(cd "$mdir" && ls ./*.patch | sed 's|^\./||; s|\.patch$||')}
+# MUTANTS_ALL (the Makefile's): the mutants of this kernel line, whose
+# .conf names it in MUTANT_KERNEL (6.1 when absent).
+line=${KERNEL:-6.1}
+names=${*:-${MUTANTS_ALL:-}}
+[ -n "$names" ] || die "test-mutants: no mutant of the $line line in tests/mutants/"
 for m in $names; do
 	case $m in *[!a-z]*) die "test-mutants: mutant name '$m' is not lower-case letters only" ;; esac
 	[ -f "$mdir/$m.patch" ] && [ -f "$mdir/$m.conf" ] ||
 		die "test-mutants: no tests/mutants/$m.patch and .conf; have: $(cd "$mdir" && ls ./*.patch | sed 's|^\./||; s|\.patch$||' | tr '\n' ' ')"
+	mline=$(sed -n 's/^MUTANT_KERNEL=//p' "$mdir/$m.conf" | tr -d "'\"")
+	[ "${mline:-6.1}" = "$line" ] ||
+		die "test-mutants: $m is a mutant of the ${mline:-6.1} line (tests/mutants/$m.conf); run it with KERNEL=${mline:-6.1}"
 done
 # Disk: a mutant not built yet takes about 1.8 GiB (its worktree of the
 # tree and its objects); stop now rather than halfway through the list.
 new=0
-for m in $names; do [ -d "${BUILD:?}/mutants/$m/linux-source-6.1" ] || new=$((new + 1)); done
+for m in $names; do [ -d "${BUILD:?}/mutants/$m/$(basename "$ksrc")" ] || new=$((new + 1)); done
 sh scripts/build/disk.sh "$BUILD" $((new * 1800 + 1024)) $((new * 1800 + 1024)) || exit 1
 t0=$(now)
 rid=mutants-$(date +%Y%m%d-%H%M%S)
