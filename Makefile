@@ -46,7 +46,11 @@ TESTED_DEBIAN_VERSION = $(TESTED_DEBIAN_VERSION_$(KERNEL))
 VARIANT ?= cow
 PROFILE ?= base
 POLICY  ?=
-VARIANTS = cow nocow debug stock kasan
+# nommid (the 6.12 line): the cow kernel without its line's COW fragments,
+# i.e. without CONFIG_COW_POLICY_MM_ID: what carrying the MM owner
+# tracking costs (make bench BENCH_VARIANTS), and a kernel where exclusive
+# must equal unpatched 6.12 and largefolio is refused (make test-stock).
+VARIANTS = cow nocow debug stock kasan nommid
 # make test's kernel per line: 6.1's cow kernel (its debug kernel boots in
 # TEST_EXTRA_6.1); the 6.12 line boots its debug kernel alone (DEBUG_VM on
 # the MM owner tracking's VM_WARN_ON checks, configs/6.12/debug.config;
@@ -89,12 +93,14 @@ TEST_UPSTREAM_6.1 = cow:upstream debug:upstream cow:vmtests $(if $(STOCK_ON),sto
 # pinned subpage, swap-in from zram: profile mthp), the flip stress with
 # mTHPs (debug:flip), and 6.12's own cow.c and gup_longterm.c natively
 # under every policy (largefolio, the fourth, included), and with
-# TEST_STOCK=yes on unpatched 6.12 (exclusive must match it). The pin,
+# TEST_STOCK=yes on unpatched 6.12 (exclusive must match it, on the
+# debug kernel and on nommid, built without the MM owner tracking, whose
+# base run checks that largefolio is refused). The pin,
 # swap and pmem profiles, lockdep and 6.12's own mm selftests are the 6.1
 # line's only, for time.
 TEST_PROFILES_6.12 = base thp mthp
 TEST_EXTRA_6.12    = debug:flip
-TEST_UPSTREAM_6.12 = debug:upstream $(if $(STOCK_ON),stock:upstream)
+TEST_UPSTREAM_6.12 = debug:upstream $(if $(STOCK_ON),stock:upstream nommid:base nommid:upstream)
 TEST_PROFILES ?= $(TEST_PROFILES_$(KERNEL))
 TEST_EXTRA    ?= $(TEST_EXTRA_$(KERNEL))
 TEST_UPSTREAM ?= $(TEST_UPSTREAM_$(KERNEL))
@@ -152,6 +158,7 @@ FRAGMENTS_COW_6.1  =
 FRAGMENTS_COW_6.12 = configs/6.12/mmid.config
 FRAGMENTS_cow   = $(FRAGMENTS_BASE) configs/cow.config $(FRAGMENTS_COW_$(KERNEL))
 FRAGMENTS_nocow = $(FRAGMENTS_BASE) configs/nocow.config
+FRAGMENTS_nommid = $(FRAGMENTS_BASE) configs/cow.config
 FRAGMENTS_DEBUG_6.1  = configs/debug.config
 FRAGMENTS_DEBUG_6.12 = configs/6.12/debug.config
 FRAGMENTS_debug = $(FRAGMENTS_cow) $(FRAGMENTS_DEBUG_$(KERNEL))

@@ -27,6 +27,10 @@
  *   wprt-S     mprotect RO, mprotect RW, write every page; op = page
  *   thpcopy-S  fork with THPs, child alive, parent writes every 4K page
  *   thpreuse-S fork with THPs, child exits, parent writes every 4K page
+ *   munmapmthpK-S  fault S KiB of K KiB mTHPs in, then munmap() them
+ *              (timed); op = munmap: the unmap side of the MM owner
+ *              tracking (6.12's largefolio series), whose map side fork
+ *              times
  *   mthpcopyK-S, mthpreuseK-S, forkmthpK-S  copy, reuse and fork on
  *              anonymous multi-size THPs of K KiB (16, 64), mapped by PTEs:
  *              the sample turns hugepages-<K>kB/enabled to madvise and the
@@ -488,6 +492,26 @@ static const char *b_fork(const struct bench *b, size_t size, int reps,
 	return NULL;
 }
 
+/* munmap of a faulted region of mTHPs: one op per munmap(). */
+static const char *b_munmap(const struct bench *b, size_t size, int reps,
+			    uint64_t *ns, unsigned long *ops, struct acc *acc)
+{
+	struct mthp_state ms;
+	const char *skip;
+
+	if (b->mthp && (skip = mthp_on(&ms, b->mthp, "madvise")))
+		return skip;
+	for (int i = 0; i < reps; i++) {
+		char *p = region_of(size, b->thp, b->mthp);
+
+		SECTION(if (munmap(p, size))
+				die("munmap"), 1);
+	}
+	if (b->mthp)
+		mthp_off(&ms);
+	return NULL;
+}
+
 /* copy/reuse, 4K and THP: fork, the child stays (copy) or exits (reuse). */
 static const char *b_cow(const struct bench *b, size_t size, int reps,
 			 uint64_t *ns, unsigned long *ops, struct acc *acc)
@@ -736,6 +760,8 @@ static const struct bench benches[] = {
 	{ "mthpreuse64", b_cow, 0, "page", NULL, 0, 64 },
 	{ "forkmthp16", b_fork, 0, "fork", NULL, 0, 16 },
 	{ "forkmthp64", b_fork, 0, "fork", NULL, 0, 64 },
+	{ "munmapmthp16", b_munmap, 0, "munmap", NULL, 0, 16 },
+	{ "munmapmthp64", b_munmap, 0, "munmap", NULL, 0, 64 },
 	{ "ksm", b_ksm, 0, "page", NULL, 0, 0 },
 	{ "swapin", b_swapin, 0, "page", NULL, 0, 0 },
 	{ "gupfp", b_gupfp, 0, "page", NULL, 0, 0 },

@@ -72,7 +72,7 @@ for w in $(cat /proc/cmdline); do
 	esac
 done
 
-echo "COWTEST-BOOT kernel=$(uname -r) variant=$VARIANT profile=$PROFILE boot_to_runner_s=$uptime cpus=$(grep -c '^processor' /proc/cpuinfo)"
+echo "COWTEST-BOOT kernel=$(uname -r) variant=$VARIANT profile=$PROFILE mm_id=${MM_ID:-n} boot_to_runner_s=$uptime cpus=$(grep -c '^processor' /proc/cpuinfo)"
 echo "# groups: $TEST_GROUPS; policies: $POLICIES; per-test timeout ${TEST_TIMEOUT}s"
 
 # The results channel: a raw virtio disk with serial "cowtest-results"

@@ -36,7 +36,7 @@ done
 # tree and its objects); stop now rather than halfway through the list.
 new=0
 for m in $names; do [ -d "${BUILD:?}/mutants/$m/$(basename "$ksrc")" ] || new=$((new + 1)); done
-sh scripts/build/disk.sh "$BUILD" $((new * 1800 + 1024)) $((new * 1800 + 1024)) || exit 1
+sh scripts/build/disk.sh "$BUILD" $((new * 1800 + 1024)) || exit 1
 t0=$(now)
 rid=mutants-$(date +%Y%m%d-%H%M%S)
 out="$RESULTS/$rid"

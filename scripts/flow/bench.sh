@@ -21,7 +21,9 @@
 #                      on host speed): at most this many at once (nproc)
 #   BENCH_MODES        "det wall" (det: -icount shift=0,sleep=off, 1 vCPU;
 #                      wall: 2 vCPUs, KVM when the probe works, else MTTCG)
-#   BENCH_VARIANTS     "cow stock" (stock = unpatched Debian 6.1, the baseline)
+#   BENCH_VARIANTS     "cow stock" (stock = unpatched Debian 6.1, the baseline;
+#                      nommid, the 6.12 line: the series without the MM owner
+#                      tracking, booted with exclusive alone like cowx)
 #   BENCH_COW          a benchmark variant (benchmarks/variants/<name>.patch)
 #                      that runs in the cow kernel's place and under its
 #                      name; make bench-compare then sets it against a run
@@ -196,6 +198,10 @@ boot() {
 		# framework-overhead comparison, free of what the other
 		# policies' rounds leave behind (page lists, LRU, sticky pins).
 		_k=cow _pol=" cowbench.policies=exclusive"
+	elif [ "$_v" = nommid ]; then
+		# The series without the MM owner tracking (the 6.12 line):
+		# exclusive alone, the tracking's cost against cowx.
+		_pol=" cowbench.policies=exclusive"
 	elif [ "$_v" = cow ] && [ -n "${BENCH_POLICIES:-}" ]; then
 		_pol=" cowbench.policies=$BENCH_POLICIES"
 	fi

@@ -39,7 +39,7 @@ from cowresults.bench import (COPY_COUNTERS, FIXED, REDIS_FIGURES, boot_medians,
 
 # mthp*<KiB>: 6.8's anonymous multi-size THPs, PTE-mapped (6.12 line only).
 MTHP_FAULT = ("mthpcopy16", "mthpreuse16", "mthpcopy64", "mthpreuse64")
-MTHP_FORK = ("forkmthp16", "forkmthp64")
+MTHP_FORK = ("forkmthp16", "forkmthp64", "munmapmthp16", "munmapmthp64")
 FAULT_BENCHES = ("copy", "reuse", "softdirty", "wprt", "thpcopy", "thpreuse",
                  "ksm", "swapin", "gupfp") + MTHP_FAULT
 BENCH_ORDER = ("fork", "forkthp", "forkpin") + MTHP_FORK + ("copy", "reuse", "softdirty",
@@ -84,10 +84,12 @@ for _k in (16, 64):
                                       "writes every 4 KiB page (per page)" % _k)
     BENCH_DESC["forkmthp%d" % _k] = ("fork + child _exit + wait, %d KiB mTHPs touched "
                                      "(per fork)" % _k)
+    BENCH_DESC["munmapmthp%d" % _k] = ("munmap() of a faulted region of %d KiB mTHPs "
+                                       "(per munmap)" % _k)
 for _s in BENCH_ORDER:
     if _s.startswith("sng-"):
         BENCH_DESC[_s] = "stress-ng --%s, fixed bogo-op count (per bogo op)" % _s[4:]
-POLICY_ORDER = ("exclusive", "refcount", "mapcount")
+POLICY_ORDER = ("exclusive", "refcount", "mapcount", "largefolio")
 MODE_UNIT = {
     "det": "guest ns under -icount shift=0 (1 ns = 1 guest instruction: an "
            "instruction count, not a time)",
@@ -540,6 +542,14 @@ plot '%s' using 1:3:xtic(2) with boxes notitle, '' using 1:3:4:5 with yerrorbars
     return made
 
 
+# The summary's Δ columns: cow's exclusive against stock and against nommid
+# (the same series without the MM owner tracking), the other policies
+# against exclusive in the same boots.
+SUMMARY_COLS = ("d_stock", "d_nommid", "refcount", "mapcount", "largefolio")
+SUMMARY_HEAD = {"d_stock": "excl-vs-stock", "d_nommid": "excl-vs-nommid", "refcount": "refcount",
+                "mapcount": "mapcount", "largefolio": "largefolio"}
+
+
 def report(run):
     data = load(run)
     meta = data["meta"]
@@ -609,11 +619,13 @@ def report(run):
     P("")
 
     summary = []
-    # ---- framework overhead --------------------------------------------------
-    if "stock" in variants and ("cow" in variants or "cowx" in variants):
-        P("## Framework overhead: cow kernel (policy exclusive) vs unpatched 6.1")
+    # ---- framework overhead, and the MM owner tracking's -----------------------
+    def overhead(base, title, intro):
+        """Δ of the cow kernel's exclusive against kernel BASE, whose boots
+        run exclusive alone: one table, one family of tests."""
+        P(title)
         P("")
-        P("Target: |Δ| ≤ 0.5% in deterministic mode. Δ and p across boots (each "
+        P(intro + " Target: |Δ| ≤ 0.5% in deterministic mode. Δ and p across boots (each "
           "boot's median; exact permutation test over boots, [95%] the shifts it "
           "does not reject) when both kernels were booted twice or more; p: raw "
           "/ Holm-corrected over the tested rows of this table, and the mark "
@@ -624,15 +636,16 @@ def report(run):
           "a side (marked *one boot*) Δ describes that boot only (det: Δ median "
           "with its bootstrap interval; wall: Δ mean ± Welch): no test, no mark, "
           "unresolved. Where the run has it, the cow side is "
-          "the boot that ran \"exclusive\" alone (cowx), as stock does; the "
+          "the boot that ran \"exclusive\" alone (cowx), as %s does; the "
           "interleaved boot's exclusive rounds inherit state from the other "
-          "policies' rounds.")
+          "policies' rounds." % base)
         P("")
-        P("| mode | benchmark | boots stock/cow | stock median | cow/exclusive median | boot spread stock / cow | Δ [95%] | p (raw / Holm) | significance | within 0.5% |")
+        P("| mode | benchmark | boots %s/cow | %s median | cow/exclusive median | boot spread %s / cow | Δ [95%%] | p (raw / Holm) | significance | within 0.5%% |"
+          % (base, base, base))
         P("| --- | --- | --- | ---: | ---: | --- | ---: | ---: | --- | --- |")
         over = []
         for k in keys:
-            if k[1] != "stock":
+            if k[1] != base or k[4] != "exclusive":
                 continue
             kc = (k[0], "cowx", k[2], k[3], "exclusive")
             if kc not in cs:
@@ -650,6 +663,17 @@ def report(run):
                 spread(bb), x["text"] if x else "-", p, x["mark"] if x else "-",
                 verdict(x, 0.5)))
         P("")
+
+    if "stock" in variants and ("cow" in variants or "cowx" in variants):
+        overhead("stock", "## Framework overhead: cow kernel (policy exclusive) vs unpatched %s"
+                 % meta.get("kernel_line", "6.1"),
+                 "The unpatched kernel (stock) against the cow kernel under the default policy.")
+    if "nommid" in variants and ("cow" in variants or "cowx" in variants):
+        overhead("nommid", "## MM owner tracking: cow kernel with CONFIG_COW_POLICY_MM_ID vs without (nommid), policy exclusive",
+                 "What carrying the fourth policy costs under the default one: the same "
+                 "series built without the tracking (nommid) against the cow kernel "
+                 "with it (every map and unmap of an mTHP takes the folio's mapcount "
+                 "lock and updates the owner slots).")
 
     # ---- false positives -----------------------------------------------------
     fp = [k for k in keys if k[2] == "gupfp"]
@@ -769,7 +793,10 @@ def report(run):
                 ro = cs[kx] if kx in cs else cs[ke]
                 if kb in cs:
                     line["d_stock"] = compare_rows(cs[kb], ro, m)
-                for p in ("refcount", "mapcount"):
+                kn = (m, "nommid", bench, size, "exclusive")
+                if kn in cs:
+                    line["d_nommid"] = compare_rows(cs[kn], ro, m)
+                for p in ("refcount", "mapcount", "largefolio"):
                     kp = (m, "cow", bench, size, p)
                     if kp in cs:
                         line[p] = compare_rows(cs[ke], cs[kp], m, paired=True)
@@ -797,7 +824,7 @@ def report(run):
 
     for m in modes:   # each mode's table is one family
         judge([line.get(c) for line in summary if line["mode"] == m
-               for c in ("d_stock", "refcount", "mapcount")])
+               for c in SUMMARY_COLS])
     S = []
     S.append("==== make bench summary: %s (median ns/op; Δ across boots when "
              "each side has two or more: difference of the boot medians' means; "
@@ -813,14 +840,18 @@ def report(run):
                                         meta.get("accel_wall_cow", meta.get("accel_wall_stock", ""))) +
                  ("; excl-vs-stock from the boot running exclusive alone (cowx)"
                   if any(k[0] == m and k[1] == "cowx" for k in keys) else ""))
-        S.append("%-16s %10s %10s %12s %12s %12s" % ("benchmark", "stock", "exclusive",
-                                                    "excl-vs-stock", "refcount", "mapcount"))
+        # excl-vs-nommid (the MM owner tracking) and largefolio only
+        # where the run has them: a 6.1 summary keeps its columns.
+        cols = [c for c in SUMMARY_COLS if c in ("d_stock", "refcount", "mapcount") or
+                any(c in line for line in summary if line["mode"] == m)]
+        row = "%-16s %10s %10s" + "".join(" %%%ds" % max(12, len(SUMMARY_HEAD[c])) for c in cols)
+        S.append(row % (("benchmark", "stock", "exclusive") + tuple(SUMMARY_HEAD[c] for c in cols)))
         for line in summary:
             if line["mode"] != m:
                 continue
-            S.append("%-16s %10s %10s %12s %12s %12s" % (
-                line["bench"], fmt(line.get("stock")), fmt(line.get("excl")),
-                sd(line.get("d_stock")), sd(line.get("refcount")), sd(line.get("mapcount"))))
+            S.append(row % (
+                (line["bench"], fmt(line.get("stock")), fmt(line.get("excl"))) +
+                tuple(sd(line.get(c)) for c in cols)))
     with open(os.path.join(run, "summary.txt"), "w") as f:
         f.write("\n".join(S) + "\n")
     print("benchstat: %s/report.md, summary.txt, %d plots" % (run, len(plots)))

@@ -588,10 +588,11 @@ PROFILE_VARS = ('TEST_GROUPS', 'POLICIES', 'KERNEL_CMDLINE', 'FEATURES')
 
 
 @functools.lru_cache(maxsize=None)
-def profile_vars(profile, kernel=KERNEL_DEFAULT):
+def profile_vars(profile, kernel=KERNEL_DEFAULT, mm_id='n'):
     """The PROFILE_VARS of qemu-profiles/PROFILE.profile as the shell sees
-    them after sourcing it with KERNEL set to the kernel line (one sh per
-    profile and line), or None."""
+    them after sourcing it with KERNEL set to the kernel line and MM_ID to
+    whether the kernel has CONFIG_COW_POLICY_MM_ID (y: the largefolio
+    policy runs; one sh per profile, line and MM_ID), or None."""
     path = os.path.join(TOP, 'qemu-profiles', profile + '.profile')
     if not os.path.exists(path):
         return None
@@ -599,17 +600,17 @@ def profile_vars(profile, kernel=KERNEL_DEFAULT):
                           % (' '.join(v + '=' for v in PROFILE_VARS),
                              ' '.join('"$%s"' % v for v in PROFILE_VARS)),
                           'sh', path], capture_output=True, text=True, check=False,
-                         env=dict(os.environ, KERNEL=kernel)).stdout
+                         env=dict(os.environ, KERNEL=kernel, MM_ID=mm_id)).stdout
     return dict(zip(PROFILE_VARS, out.split('\n') + [''] * len(PROFILE_VARS)))
 
 
-def profile_plan(profile, cmdline=None, kernel=KERNEL_DEFAULT):
+def profile_plan(profile, cmdline=None, kernel=KERNEL_DEFAULT, mm_id='n'):
     """(TEST_GROUPS, POLICIES) of a profile, with its command line's
     cowtest.groups= and cowtest.policy=, as guest/init.sh reads them (the
     last one wins). cmdline: the command line the host booted the run with
     (RUNDIR/<run>.cmdline, which scripts/boot/run-qemu.sh writes: make soak
     and make trace run only some of a profile's groups)."""
-    v = profile_vars(profile, kernel)
+    v = profile_vars(profile, kernel, mm_id)
     if v is None:
         return None
     groups, pols = v['TEST_GROUPS'], v['POLICIES'] or ' '.join(POLICIES)
@@ -697,7 +698,7 @@ class Judge:
         if self.rundir and os.path.exists(os.path.join(self.rundir, run + '.cmdline')):
             with open(os.path.join(self.rundir, run + '.cmdline')) as f:
                 cmdline = f.read()
-        plan = profile_plan(profile, cmdline, self.kernel)
+        plan = profile_plan(profile, cmdline, self.kernel, run_mm_id(self.rundir, run))
         if plan is None:
             self.cell(run, '-', '-', '-', 'run', 'fail', 'no profile qemu-profiles/%s.profile' % profile)
             return
@@ -935,6 +936,18 @@ def run_kernel(rdir, run):
     log, as the results model reads it (cowresults.model.log_kernel()); None
     when the log does not say."""
     return log_kernel(os.path.join(rdir, run + '.log'))
+
+
+def run_mm_id(rdir, run):
+    """Whether a run's kernel has the MM owner tracking (y or n), from the
+    COWTEST-BOOT banner's mm_id=; n where the banner predates it (no
+    largefolio policy then) or there is no log."""
+    path = os.path.join(rdir, run + '.log') if rdir else None
+    if not path or not os.path.exists(path):
+        return 'n'
+    with open(path, errors='replace') as f:
+        m = re.search(r'COWTEST-BOOT .*\bmm_id=([yn])\b', f.read())
+    return m.group(1) if m else 'n'
 
 
 def run_meta(rdir, run):

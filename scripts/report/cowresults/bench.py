@@ -18,8 +18,12 @@ FIXED = ["run_id", "mode", "variant", "boot", "kernel", "config_hash", "series_h
          "profile", "accel", "qemu", "host_cpu", "rounds", "warmup", "seed",
          "round", "warm", "policy", "bench", "size_kib", "unit", "ops", "ns", "sample_ns",
          "ns_per_op"]
+# Every copy reason of both lines: 6.12's cow_copy_large (exclusive's copy
+# from a large folio) and the largefolio policy's cow_copy_shared and
+# cow_copy_single included (a run without them reads 0).
 COPY_COUNTERS = ("cow_copy_mapcount", "cow_copy_refcount", "cow_copy_ksm",
-                 "cow_copy_swap", "cow_copy_locked")
+                 "cow_copy_swap", "cow_copy_locked", "cow_copy_large",
+                 "cow_copy_shared", "cow_copy_single")
 REDIS_FIGURES = (("redis_fork_us", "fork µs"), ("redis_cow_kib", "copied KiB"),
                  ("redis_p50_us", "p50 µs"), ("redis_p99_us", "p99 µs"),
                  ("redis_max_us", "max µs"), ("redis_rps", "SET/s"))

@@ -49,7 +49,7 @@ SCHEMA = 1
 # paths, fork, the real software.
 FAULT = ('copy', 'reuse', 'softdirty', 'wprt', 'thpcopy', 'thpreuse', 'ksm', 'swapin', 'gupfp',
          'mthpcopy16', 'mthpreuse16', 'mthpcopy64', 'mthpreuse64')
-FORK = ('fork', 'forkthp', 'forkpin', 'forkmthp16', 'forkmthp64')
+FORK = ('fork', 'forkthp', 'forkpin', 'forkmthp16', 'forkmthp64', 'munmapmthp16', 'munmapmthp64')
 REAL = ('redis-thpnever', 'redis-thpalways', 'redis-mthp64')
 
 
