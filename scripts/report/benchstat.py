@@ -636,9 +636,9 @@ def report(run):
           "a side (marked *one boot*) Δ describes that boot only (det: Δ median "
           "with its bootstrap interval; wall: Δ mean ± Welch): no test, no mark, "
           "unresolved. Where the run has it, the cow side is "
-          "the boot that ran \"exclusive\" alone (cowx), as %s does; the "
+          "the boot that ran \"exclusive\" alone (cowx), as " + base + " does; the "
           "interleaved boot's exclusive rounds inherit state from the other "
-          "policies' rounds." % base)
+          "policies' rounds.")
         P("")
         P("| mode | benchmark | boots %s/cow | %s median | cow/exclusive median | boot spread %s / cow | Δ [95%%] | p (raw / Holm) | significance | within 0.5%% |"
           % (base, base, base))

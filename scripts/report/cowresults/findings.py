@@ -159,11 +159,31 @@ def provenance(run):
 
 
 # ---- what breaks ----------------------------------------------------------------------
+def test_cells(run, line, key='scenario'):
+    """The cells of RUN's line from the kernel make test boots for it: the
+    cow kernel's runs, or where the line boots its debug kernel alone (6.12
+    since the largefolio series) the debug kernel's."""
+    cells = [c for c in run['data'].get(key, []) if c.get('line', '6.1') == line]
+    for v in ('cow', 'debug'):
+        mine = [c for c in cells if c['run'].split('-', 1)[0] == v]
+        if mine:
+            return mine
+    return []
+
+
+def line_policies(run, line):
+    """The policies a make test run judged on LINE, in POLICIES' order (6.1
+    has three; 6.12's series adds largefolio); the first three without
+    such a run."""
+    seen = {c['policy'] for c in test_cells(run, line)} if run else set()
+    return [p for p in POLICIES if p in seen] or list(POLICIES[:3])
+
+
 def breaks(run, line, reasons):
     """Rows [shape, {policy: cell}] of the scenario shapes where the policies
-    differ, from the cow kernel's guest runs of RUN."""
-    cells = [c for c in run['data'].get('scenario', [])
-             if c.get('line', '6.1') == line and c['run'].startswith('cow-')]
+    differ, from the guest runs of RUN's test kernel (test_cells())."""
+    cells = test_cells(run, line)
+    pols_of_line = line_policies(run, line)
     by = collections.OrderedDict()
     for c in cells:
         by.setdefault(c['case'], {}).setdefault(c['policy'], []).append(c)
@@ -173,17 +193,18 @@ def breaks(run, line, reasons):
         for case, pols in by.items():
             if not re.search(rx, case):
                 continue
-            outs = {p: tuple(sorted({c['outcome'] or 'not run' for c in pols.get(p, [])})) for p in POLICIES}
+            outs = {p: tuple(sorted({c['outcome'] or 'not run' for c in pols.get(p, [])}))
+                    for p in pols_of_line}
             if len(set(outs.values())) > 1:
                 diff.append(case)
             else:
-                agree.setdefault('/'.join(outs[POLICIES[0]]), []).append(case)
+                agree.setdefault('/'.join(outs[pols_of_line[0]]), []).append(case)
         if not diff:
             if agree:
                 same.append('%s (%s)' % (title, '; '.join('%s: %s' % (o, ', '.join(cs)) for o, cs in agree.items())))
             continue
         row = {}
-        for p in POLICIES:
+        for p in pols_of_line:
             # One group per outcome: its scenarios and the seeds and commits
             # of their reasons (the first words of one when none has any).
             groups = collections.OrderedDict()
@@ -217,7 +238,8 @@ def upstream_row(run, line):
     else of the kernels with the sysctl."""
     ups = [u for u in run['data'].get('upstream', []) if u.get('line', '6.1') == line]
     ups = [u for u in ups if u['run'].split('-', 1)[0] == 'cow'] or \
-        [u for u in ups if u['run'].split('-', 1)[0] not in ('stock', 'nocow', 'base')]
+        [u for u in ups if u['run'].split('-', 1)[0] == 'debug'] or \
+        [u for u in ups if u['run'].split('-', 1)[0] not in ('stock', 'nocow', 'base', 'nommid')]
     if not ups:
         return None
     row = {}
@@ -260,8 +282,8 @@ def cost_cell(x):
     m = mark if mark in ('*', '**', '***') else ''
     if not m and mark.startswith('same in every boot'):
         m = '='
-    if x.get('ref') == 'exclusive':
-        t += ' vs exclusive'
+    if x.get('ref') in ('exclusive', 'nommid'):
+        t += ' vs ' + x['ref']
     return t + (' ' + m if m else '')
 
 
@@ -285,7 +307,8 @@ def costs(run, insns, mode='det', current=None):
             elif old:
                 old = ', an older series'
             icell = '%+.1f insn/%s (`%s`%s)' % (t[2], ins['data']['parsed']['unit'], ins['id'], old or '')
-        rows.append([name, unit, r['stock'], {p: cost_cell(r['policies'].get(p)) for p in POLICIES}, icell])
+        rows.append([name, unit, r['stock'], {p: cost_cell(r['policies'].get(p))
+                                              for p in POLICIES + ('tracking',)}, icell])
     sng = [r for r in cost if r['bench'].startswith('sng-')]
     if sng:
         cell = {}
@@ -325,6 +348,15 @@ def build(runs, current, line='6.1', top=seriesmod.TOP):
     reasons = expect_reasons(top)
     f = {'line': line, 'current': current, 'test': test, 'bench': bench, 'distro': distro,
          'insns': insns, 'mutants': mut}
+    f['policies'] = line_policies(test, line)
+    if bench:
+        f['policies'] += [p for p in POLICIES if p not in f['policies'] and any(
+            p in r['policies'] for r in bench['data'].get('cost', []))]
+        f['policies'].sort(key=POLICIES.index)
+    # The cost table's columns: the policies, and where the run has it the
+    # MM owner tracking's cost (cow's exclusive against nommid).
+    f['cost_cols'] = f['policies'] + (['tracking'] if bench and any(
+        'tracking' in r['policies'] for r in bench['data'].get('cost', [])) else [])
     f['breaks'], f['same'] = breaks(test, line, reasons) if test else ([], [])
     f['upstream'] = upstream_row(test, line) if test else None
     f['costs'] = costs(bench, insns, current=current) if bench else []
@@ -389,6 +421,27 @@ def sure_rows(f):
     return rows
 
 
+def largefolio_context(f):
+    """What the largefolio and tracking columns measure, with the v6.15
+    cover letter's own figures as context (its wall time on a Xeon, not
+    this table's unit: a comparison, not an agreement)."""
+    L = []
+    if 'largefolio' in f['cost_cols']:
+        L += ['largefolio: v6.15\'s reuse of PTE-mapped large folios (patches/6.12/0014) against '
+              'stock, which copies; on mthpreuse (fork, the child exits, the parent writes every '
+              'page) it reuses what exclusive and stock copy. For context, not in this unit: '
+              'the v6.15 series\' cover letter reports the reuse benchmark\'s runtime '
+              '−64…−66% (Xeon, wall time).', '']
+    if 'tracking' in f['cost_cols']:
+        L += ['tracking: the cow kernel\'s exclusive (built with CONFIG_COW_POLICY_MM_ID) '
+              'against the same series built without it (nommid), both running exclusive: '
+              'what carrying the fourth policy costs under the default one. For context: '
+              'the v6.15 cover letter reports fork/munmap +0…4% for the tracking, and the '
+              'kernel test robot a 7.8% vm-scalability regression from 6af8cb80d3a9 on a '
+              '256-thread machine.', '']
+    return L
+
+
 def md(f, plots=()):
     """The Findings of one kernel line as markdown lines."""
     L = []
@@ -399,11 +452,11 @@ def md(f, plots=()):
               'outcome differs between the policies, with the seed or commit of its expected '
               'outcome (tests/expect/scenarios.tsv); **bold**: data lost, leaked or stale.' % (
                   provenance(t), series_note(t, f['current'], f['line'])), '']
-        rows = [[title] + [row[p] for p in POLICIES] for title, row in f['breaks']]
+        rows = [[title] + [row.get(p, '-') for p in f['policies']] for title, row in f['breaks']]
         if f['upstream']:
             rows.append(['upstream cow.c, gup_longterm.c (6.12 selftests)'] +
-                         [f['upstream'][p] for p in POLICIES])
-        L += ['| shape | ' + ' | '.join(POLICIES) + ' |', '|' + ' --- |' * 4]
+                         [f['upstream'][p] for p in f['policies']])
+        L += ['| shape | ' + ' | '.join(f['policies']) + ' |', '|' + ' --- |' * (1 + len(f['policies']))]
         L += ['| ' + ' | '.join(esc(c) for c in r) + ' |' for r in rows] + ['']
         if f['same']:
             L += ['The same under every policy: ' + '; '.join(f['same']) + '.', '']
@@ -418,10 +471,11 @@ def md(f, plots=()):
               'difference cow (exclusive) − stock, same unit, from the newest run of the benchmark '
               '(of the current series where there is one).' % (
                   provenance(b), series_note(b, f['current'], f['line']), 'det mode: ' + UNITS['det']), '']
-        L += ['| benchmark | unit | stock | exclusive | refcount | mapcount | insn (run) |',
-              '|' + ' --- |' * 7]
-        L += ['| ' + ' | '.join(esc(c) for c in [r[0], r[1], r[2]] + [r[3][p] for p in POLICIES] + [r[4]]) +
+        L += ['| benchmark | unit | stock | ' + ' | '.join(f['cost_cols']) + ' | insn (run) |',
+              '|' + ' --- |' * (4 + len(f['cost_cols']))]
+        L += ['| ' + ' | '.join(esc(c) for c in [r[0], r[1], r[2]] + [r[3][p] for p in f['cost_cols']] + [r[4]]) +
               ' |' for r in f['costs']] + ['']
+        L += largefolio_context(f)
     else:
         L += ['No make bench run of Linux %s.' % f['line'], '']
     if f['insn_only']:
@@ -460,10 +514,10 @@ def text(f, width=72):
     out += ['What breaks (Linux %s)' % f['line'], '-' * 24, '']
     if t:
         para('From %s; %s.' % (provenance(t), series_note(t, f['current'], f['line'])))
-        rows = [[title] + [row[p] for p in POLICIES] for title, row in f['breaks']]
+        rows = [[title] + [row.get(p, '-') for p in f['policies']] for title, row in f['breaks']]
         if f['upstream']:
-            rows.append(['upstream cow.c, gup_longterm.c'] + [f['upstream'][p] for p in POLICIES])
-        rows_(rows, ['shape'] + list(POLICIES))
+            rows.append(['upstream cow.c, gup_longterm.c'] + [f['upstream'][p] for p in f['policies']])
+        rows_(rows, ['shape'] + f['policies'])
         if f['same']:
             para('The same under every policy: ' + '; '.join(f['same']) + '.')
     out += ['What it costs (Linux %s)' % f['line'], '-' * 25, '']
@@ -471,8 +525,8 @@ def text(f, width=72):
         para('From %s; %s. Each policy against the unpatched kernel, in %s; Delta = (policy - '
              'stock) / stock, positive is slower; [95%%] across boots; * ** *** after Holm.' % (
                  provenance(b), series_note(b, f['current'], f['line']), UNITS['det']))
-        rows_([[r[0] + ' (per %s; stock %s)' % (r[1], r[2])] + [r[3][p] for p in POLICIES] + [r[4]]
-               for r in f['costs']], ['benchmark'] + list(POLICIES) + ['bench-insn'])
+        rows_([[r[0] + ' (per %s; stock %s)' % (r[1], r[2])] + [r[3][p] for p in f['cost_cols']] + [r[4]]
+               for r in f['costs']], ['benchmark'] + f['cost_cols'] + ['bench-insn'])
     out += ['How sure', '-' * 8, '']
     for a, b_ in sure_rows(f):
         para('%s: %s' % (a[0].upper() + a[1:], b_))

@@ -374,6 +374,19 @@ def cost_from_raw(d, data):
                 x['boots'] = len(bm)
                 x['median'] = bs.fmt(bs.median(list(bm.values())))
                 fam.append(x)
+            # The MM owner tracking's cost (6.12): the cow kernel's
+            # exclusive against the series built without it (nommid).
+            kn = (m, 'nommid', b, size, 'exclusive')
+            kc = (m, 'cowx', b, size, 'exclusive')
+            kc = kc if kc in cs else (m, 'cow', b, size, 'exclusive')
+            if kn in cs and kc in cs:
+                x = bs.compare_rows(cs[kn], cs[kc], mode)
+                if x:
+                    bm = benchdata.boot_medians(cs[kc])
+                    x['ref'], x['boots'] = 'nommid', len(bm)
+                    x['median'] = bs.fmt(bs.median(list(bm.values())))
+                    row['policies']['tracking'] = x
+                    fam.append(x)
             rows.append(row)
         bs.judge(fam)
         tested = [x for x in fam if x.get('p') is not None]
@@ -383,7 +396,7 @@ def cost_from_raw(d, data):
         for row in rows:
             for pol, x in list(row['policies'].items()):
                 row['policies'][pol] = {
-                    'text': x['text'], 'ref': 'stock', 'mark': x['mark'],
+                    'text': x['text'], 'ref': x['ref'], 'mark': x['mark'],
                     'd': x['d'], 'lo': _finite(x.get('lo')), 'hi': _finite(x.get('hi')),
                     'p': x.get('p'), 'p_adj': x.get('p_adj'), 'exact': bool(x.get('exact')),
                     'boots': x['boots'], 'median': x['median']}
