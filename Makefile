@@ -565,11 +565,11 @@ check: $(if $(filter test-graph,$(MAKECMDGOALS)),$(STAMPS)/tree.id)
 # Bisectability: build every prefix of the series with CONFIG_COW_POLICY=y
 # and =n (slow: about 40 minutes on 2 cores).
 check-series: $(STAMPS)/tree.id
-	@sh scripts/check/check-series.sh $(KSRC) $(PATCHES) $(BUILD)
+	@FRAGMENTS_COW="$(FRAGMENTS_COW_$(KERNEL))" sh scripts/check/check-series.sh $(KSRC) $(PATCHES) $(BUILD)
 
 # The same prefixes, compiling only the objects the series touches (minutes).
 check-series-quick: $(STAMPS)/tree.id
-	@QUICK=1 sh scripts/check/check-series.sh $(KSRC) $(PATCHES) $(BUILD)
+	@QUICK=1 FRAGMENTS_COW="$(FRAGMENTS_COW_$(KERNEL))" sh scripts/check/check-series.sh $(KSRC) $(PATCHES) $(BUILD)
 
 # The kernel built with CONFIG_COW_POLICY=n on the base profile: it must
 # behave as unpatched 6.1 (tests/expect/skips.tsv's nocow rows). make test

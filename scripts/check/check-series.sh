@@ -2,7 +2,9 @@
 # scripts/check/check-series.sh KSRC PATCHDIR BUILD
 # Bisectability: apply PATCHDIR/series (patches/<line>/series) one patch at
 # a time onto "base" in a separate worktree and build bzImage after each,
-# with CONFIG_COW_POLICY=y (configs/cow.config) and =n (configs/nocow.config)
+# with CONFIG_COW_POLICY=y (configs/cow.config, plus the line's FRAGMENTS_COW
+# from the first patch that defines their options: 6.12's
+# CONFIG_COW_POLICY_MM_ID from 0013) and =n (configs/nocow.config)
 # on the line's lean config (FRAGMENTS_BASE: configs/lean.config and the
 # line's own, from the Makefile).
 # Object dirs are kept per setting, so each step rebuilds what changed
@@ -45,10 +47,23 @@ for p in $(series_patches "$patchdir"); do
 	for setting in cow nocow; do
 		start=$(now)
 		obj="$build/obj-series-${QUICK:+quick-}$setting"
+		# =y also takes the line's own COW fragments (FRAGMENTS_COW: 6.12's
+		# mmid.config) from the prefix on whose Kconfig has their options.
+		extra=""
+		if [ "$setting" = cow ]; then
+			for f in ${FRAGMENTS_COW:-}; do
+				case $f in /*) ;; *) f=$top/$f ;; esac
+				have=1
+				for sym in $(sed -n 's/^CONFIG_\([A-Z0-9_]*\)=.*/\1/p' "$f"); do
+					grep -rqx --include='Kconfig*' "config $sym" "$wt" || have=0
+				done
+				[ $have = 0 ] || extra="$extra $f"
+			done
+		fi
 		# shellcheck disable=SC2046 # one fragment per word
 		if ! sh "$top/scripts/build/kconfig.sh" "series-$setting" "$wt" "$obj" \
 			"$top/configs/pending.txt" $(for f in ${FRAGMENTS_BASE:-configs/lean.config}; do case $f in /*) echo "$f" ;; *) echo "$top/$f" ;; esac; done) \
-			"$top/configs/$setting.config" >/dev/null; then
+			"$top/configs/$setting.config" $extra >/dev/null; then
 			echo "not ok - $k $p ($setting): config failed, see $obj/config.log"
 			fail=$((fail + 1))
 			continue
