@@ -296,7 +296,8 @@ def costs(run, insns, mode='det', current=None):
     for r in sorted([r for r in cost if r['bench'] in order],
                     key=lambda r: (order[r['bench']], r['size'])):
         name = '%s-%dK' % (r['bench'], r['size']) if r['size'] else r['bench']
-        unit = ('fork' if r['bench'] in FORK else 'BGSAVE' if r['bench'] in REAL else 'page')
+        unit = ('munmap' if r['bench'].startswith('munmap') else 'fork' if r['bench'] in FORK
+                else 'BGSAVE' if r['bench'] in REAL else 'page')
         ins = insns.get('%s-%d' % (r['bench'], r['size']))
         icell = '-'
         if ins is not None and ins['data'].get('parsed') and ins['data']['parsed'].get('total'):
