@@ -34,17 +34,6 @@
 enum { EXCL, REFC, MAPC, NR_POL };
 static const char *const pol_name[NR_POL] = { "exclusive", "refcount", "mapcount" };
 
-/*
- * Policies without a row of their own, and whose row judges them: on small
- * folios "largefolio" decides as "exclusive" does (patches/6.12/0014: the
- * rule differs only for a page of a large folio that is not exclusive).
- */
-static const struct {
-	const char *name;
-	int row;
-} pol_alias[] = {
-	{ "largefolio", EXCL },
-};
 
 /* What one policy must do in one scenario. */
 struct expect {
@@ -338,9 +327,13 @@ int main(void)
 	for (pol = 0; pol < NR_POL; pol++)
 		if (!strcmp(now, pol_name[pol]))
 			break;
-	for (int i = 0; pol == NR_POL && i < (int)(sizeof(pol_alias) / sizeof(pol_alias[0])); i++)
-		if (!strcmp(now, pol_alias[i].name))
-			pol = pol_alias[i].row;
+	/*
+	 * "largefolio" has no row of its own: on small folios it decides as
+	 * "exclusive" does (patches/6.12/0014 differs only for a page of a
+	 * large folio that is not exclusive).
+	 */
+	if (pol == NR_POL && !strcmp(now, "largefolio"))
+		pol = EXCL;
 	if (pol == NR_POL)
 		bail("unknown policy '%s'", now);
 	vmstat_read(&probe);
