@@ -365,6 +365,12 @@ rm -rf "$jd.vexp" && mkdir -p "$jd.vexp" && cp tests/expect/* "$jd.vexp/"
 printf 'all\tkhugepaged\tfail\ta made-up expected failure\n' >>"$jd.vexp/vm-selftests.tsv"
 jd_case 1 "exit status 139 is not the test's own (1)" \
 	"an expected selftest failure that crashed fails" "cow:vmtests stock:vmtests" "expect=$jd.vexp+vmfail=khugepaged:139" -- --expect "$jd.vexp"
+# A failed cell quotes what the guest printed for it (a CI log is often
+# all a reader gets), numbered as in the run's TAP file.
+jd_case 1 "output of cow-vmtests exclusive/vm_selftest_khugepaged (cow-vmtests.tap lines " \
+	"a failed cell quotes the guest's output of its program" cow:vmtests vmresult=khugepaged:fail
+jd_case 1 "  | # VMSELFTEST policy=exclusive sysctl=yes result=fail" \
+	"the quote ends at the failed case's own line" cow:vmtests vmresult=khugepaged:fail
 jd_case 1 "new case: ran under another policy, not this one" \
 	"an upstream case missing under one policy fails" cow:upstream "upstream=new case"
 jd_case 1 "fail: cow-thp -/-: -: no results: the run did not start" \

@@ -70,6 +70,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # A run's logs are read as the results model reads them.
 from cowresults.model import log_kernel  # noqa: E402
 from cowresults.util import log_meta  # noqa: E402
+import results  # noqa: E402  (the one parser: tap_lines)
 POLICIES = ('exclusive', 'refcount', 'mapcount', 'largefolio')
 # The decisions one write fault (or PMD fault) makes: a scenario's total of
 # them is bounded by the decision counters its row names (see
@@ -104,6 +105,8 @@ TAINT_LETTERS = 'PFSRMBUDAWCIOELKXTN'
 TAINT_ALLOWED = (1 << 12) | (1 << 13)
 KV = re.compile(r'(\w+)=(\S+)')
 LIST_MAX = 40                     # failures printed; judgement.jsonl has all
+QUOTE_PROGRAMS = 3                # failing programs whose guest output is quoted
+QUOTE_LINES = 15                  # lines quoted of each
 
 
 def load_jsonl(path):
@@ -1071,7 +1074,47 @@ def main():
     if len(fails) > LIST_MAX:
         print('fail: ... %d more in %s' % (len(fails) - LIST_MAX,
                                           os.path.join(a.rundir, 'judgement.jsonl')))
+    for line in quote_failures(a.rundir, recs, fails):
+        print(line)
     return 1 if n['fail'] else 0
+
+
+def quote_failures(rundir, recs, fails):
+    """What the guest printed for the first QUOTE_PROGRAMS programs with a
+    failed cell: QUOTE_LINES lines of the program's block in its run's TAP
+    (scripts/report/results.py's "lines"), ending at the failed case's own
+    line where the block names it, else at the block's end. A CI log is
+    often all a reader gets: a verdict alone does not say which check of
+    the program failed."""
+    progs = {('%s-%s' % (r['variant'], r['profile']), r['policy'], r['program']): r
+             for r in recs if r['kind'] == 'program' and r.get('lines')}
+    out, seen = [], []
+    for c in fails:
+        key = (c['run'], c['policy'], c['program'])
+        if key in seen or key not in progs:
+            continue
+        seen.append(key)
+        if len(seen) > QUOTE_PROGRAMS:
+            break
+        tap = os.path.join(rundir, '%s.tap' % c['run'])
+        first, last = progs[key]['lines']
+        try:
+            block = [(n, line) for n, line in results.tap_lines(tap) if first <= n <= last]
+        except OSError:
+            continue
+        end = len(block)
+        name = str(c['case'])
+        for i, (_, line) in enumerate(block):
+            if name and name != '-' and (line.endswith(' ' + name) or 'name=' + name in line):
+                end = i + 1
+        shown = block[max(0, end - QUOTE_LINES):end]
+        if not shown:
+            continue
+        out.append('output of %s %s/%s (%s lines %d-%d):'
+                   % (c['run'], c['policy'], c['program'], os.path.basename(tap),
+                      shown[0][0], shown[-1][0]))
+        out += ['  | ' + line.strip() for _, line in shown]
+    return out
 
 
 if __name__ == '__main__':

@@ -13,8 +13,12 @@ line:
                                        holds the "# RESULT k=v ..." line
                                        printed just before it, if any
   {"kind": "program", "run", "variant", "profile", "policy", "program",
-   "status", "planned", "cases", "problems": [...]}
-                                       one program run (the runner's point)
+   "status", "planned", "cases", "problems": [...], "lines": [FIRST, LAST]}
+                                       one program run (the runner's point);
+                                       "lines": where its output lies in
+                                       the TAP file (1-based, inclusive),
+                                       which the judge quotes when it fails
+                                       a cell of it
   {"kind": "runner", "run", "variant", "profile", "n", "name", "status"}
                                        a runner point that is no program
                                        (guest setup, a missing group)
@@ -106,13 +110,23 @@ def parse_program(lines):
     return cases, planned, problems
 
 
+def tap_lines(path):
+    """(line number, line) of a TAP file: numbered as sed and editors number
+    them (a lone carriage return, a program's progress meter, splits a line
+    for the parser but does not count)."""
+    with open(path, errors='replace', newline='') as f:
+        for lineno, physical in enumerate(f.read().split('\n'), 1):
+            for raw in physical.splitlines():
+                yield lineno, raw
+
+
 def parse_tap(path, run, variant, profile):
     """Records of one guest run's TAP file."""
-    recs, prog, body, taint = [], None, [], None
-    for raw in open(path, errors='replace').read().splitlines():
+    recs, prog, body, taint, first = [], None, [], None, 0
+    for lineno, raw in tap_lines(path):
         m = PROG.match(raw)
         if m:
-            prog, body = m.groups(), []
+            prog, body, first = m.groups(), [], lineno
             continue
         m = TAINT.match(raw)
         if m:
@@ -137,7 +151,8 @@ def parse_tap(path, run, variant, profile):
                 status = 'fail'
             recs.append(dict(base, kind='program', policy=policy, program=program,
                              status=status, planned=planned, cases=len(cases),
-                             problems=problems, runner_point=name))
+                             problems=problems, runner_point=name,
+                             lines=[first, lineno]))
         else:
             recs.append(dict(base, kind='runner', n=int(n), name=name or '', status=status,
                              skip_reason=why or '' if status == 'skip' else ''))
