@@ -51,31 +51,32 @@ POLICY  ?=
 # tracking costs (make bench BENCH_VARIANTS), and a kernel where exclusive
 # must equal unpatched 6.12 and largefolio is refused (make test-stock).
 VARIANTS = cow nocow debug stock kasan nommid
-# make test's kernel per line: 6.1's cow kernel (its debug kernel boots in
-# TEST_EXTRA_6.1); the 6.12 line boots its debug kernel alone (DEBUG_VM on
-# the MM owner tracking's VM_WARN_ON checks, configs/6.12/debug.config;
-# one build where two would not fit the time budget), make bench its cow
-# kernel.
-TEST_VARIANTS_6.1  = cow
+# make test's kernel per line: its debug kernel (DEBUG_VM on the series'
+# decisions and, on 6.12, on the MM owner tracking's VM_WARN_ON checks;
+# 6.1's with lockdep, configs/debug.config, 6.12's without,
+# configs/6.12/debug.config), one build per line: the cow kernel differs
+# from it only by those checks, and a second build per line does not fit
+# the time budget (6.1's cow build was 1016 of make test's 4527 cold
+# seconds, run 20261207-113201, its runs repeating the debug kernel's).
+# make bench, make bench-insn and make test-mutants build the cow kernel.
+TEST_VARIANTS_6.1  = debug
 TEST_VARIANTS_6.12 = debug
 TEST_VARIANTS ?= $(TEST_VARIANTS_$(KERNEL))
 # The matrix is per kernel line: TEST_PROFILES, TEST_EXTRA and TEST_UPSTREAM
 # default to the line's own (_6.1, _6.12 below).
 # pin, thp, pmem and swap: see qemu-profiles/ and driver/cowpin/.
 TEST_PROFILES_6.1 = base pin thp pmem swap
-# Also: the debug kernel (DEBUG_VM, lockdep) on base and pin, and on the
-# swap and THP scenario paths (swap, thp), and the cow_policy= boot
-# parameter. flip: the flip stress (tests/guest/flipstress.c, 25 s) on the
-# normal and the debug kernel. The kernel without CONFIG_COW_POLICY boots
+# Also: the cow_policy= boot parameter, and flip: the flip stress
+# (tests/guest/flipstress.c, 25 s) with the systemtap check of
+# cow_decisions. The kernel without CONFIG_COW_POLICY boots
 # in make test-nocow, not here (its build is 7 of make test's cold minutes,
 # which the 6.12 line needs; make check-series builds every prefix of the
 # series with CONFIG_COW_POLICY=n).
-TEST_EXTRA_6.1 = debug:base debug:pin debug:swap debug:thp cow:bootparam cow:flip debug:flip
+TEST_EXTRA_6.1 = debug:bootparam debug:flip
 # upstream: upstream's cow.c and gup_longterm.c (linux-source-6.12, built
 # by scripts/build/upstream.sh) under every policy against tests/expect/upstream.tsv,
 # and on the unpatched 6.1 kernel: exclusive must match it case by case, so
-# that a failure or skip the expectations call 6.1's own is 6.1's; and on
-# the debug kernel (DEBUG_VM, lockdep), which must match it too.
+# that a failure or skip the expectations call 6.1's own is 6.1's.
 # vmtests: 6.1's own tools/testing/selftests/vm programs (scripts/build/vmtests.sh)
 # under every policy and on the unpatched 6.1 kernel (variant stock), against
 # tests/expect/vm-selftests.tsv; exclusive must match unpatched 6.1.
@@ -87,7 +88,7 @@ TEST_EXTRA_6.1 = debug:base debug:pin debug:swap debug:thp cow:bootparam cow:fli
 # compares it with them case by case.
 TEST_STOCK ?=
 STOCK_ON = $(filter yes,$(TEST_STOCK))
-TEST_UPSTREAM_6.1 = cow:upstream debug:upstream cow:vmtests $(if $(STOCK_ON),stock:upstream stock:vmtests)
+TEST_UPSTREAM_6.1 = debug:upstream debug:vmtests $(if $(STOCK_ON),stock:upstream stock:vmtests)
 # The 6.12 line, on its debug kernel (TEST_VARIANTS_6.12): the scenario
 # table on base, THP (PMD and PTE-mapped) and mTHP (16 and 64 KiB, a
 # pinned subpage, swap-in from zram: profile mthp), the flip stress with
@@ -194,11 +195,12 @@ TREE = $(call tree_of,$(VARIANT))
 OBJ  = $(call obj_of,$(VARIANT))
 PROFILES := $(sort $(patsubst qemu-profiles/%.profile,%,$(wildcard qemu-profiles/*.profile)))
 # Kernels whose images carry the cow_decisions systemtap module (make test's
-# trace and flip checks; see scripts/build/stap.sh for why not debug).
+# trace and flip checks, on debug; make run and make bench on cow; the debug
+# kernel's DEBUG_ATOMIC_SLEEP needs scripts/build/stap.sh's runtime fix).
 # Per line: Debian 12's systemtap 4.8 predates 6.12, so the 6.12 line's
-# images carry no module yet (its flip profile, whose stap_check needs one,
-# is not in its matrix).
-STAP_VARIANTS_6.1  = cow
+# images carry no module yet (its flip profile runs flipmthp, without
+# stap_check).
+STAP_VARIANTS_6.1  = cow debug
 STAP_VARIANTS_6.12 =
 STAP_VARIANTS ?= $(STAP_VARIANTS_$(KERNEL))
 # The lines whose images carry the cowpin driver (driver/cowpin/): built
@@ -406,10 +408,13 @@ $(foreach v,$(VARIANTS) $(PATCHED_ALL),$(foreach p,$(PROFILES),$(eval $(call ima
 .PHONY: $(foreach v,$(VARIANTS),$(foreach p,$(PROFILES),$(RDIR)/$(v)-$(p).status)) $(RDIR)/bench-quick.status \
 	$(RDIR)/bench-insn.status
 
-# make bench QUICK=1: one tiny deterministic round of every benchmark on the
-# cow kernel, through collect, report and plots: proves the bench pipeline.
-$(RDIR)/bench-quick.status: $(BUILD)/initramfs/cow-bench.img
-	@$(LIB) if QUICK=1 BENCH_NOBUILD=1 BENCH_RUN=$(RDIR)/bench-quick $(GUEST_LOCK) scripts/flow/bench.sh; then \
+# make bench QUICK=1: one tiny deterministic round of every benchmark on
+# the line's test kernel (BENCH_COW: debug, the one make test builds, in
+# the cow kernel's place), through collect, report and plots: proves the
+# bench pipeline; its figures are a debug kernel's.
+TEST_BENCH_KERNEL = $(firstword $(TEST_VARIANTS))
+$(RDIR)/bench-quick.status: $(BUILD)/initramfs/$(TEST_BENCH_KERNEL)-bench.img
+	@$(LIB) if QUICK=1 BENCH_NOBUILD=1 BENCH_COW=$(TEST_BENCH_KERNEL) BENCH_RUN=$(RDIR)/bench-quick $(GUEST_LOCK) scripts/flow/bench.sh; then \
 		record pass "bench QUICK=1 ($(RDIR)/bench-quick/report.md)"; echo pass >$@; \
 	else record fail "bench QUICK=1"; echo fail >$@; fi
 
@@ -434,7 +439,8 @@ TEST_BENCH_LINES ?= 6.1
 TEST_INSN_LINES ?= $(if $(STOCK_ON),6.12)
 TEST_BENCH = $(if $(filter $(KERNEL),$(TEST_BENCH_LINES)),$(RDIR)/bench-quick.status) \
 	$(if $(filter $(KERNEL),$(TEST_INSN_LINES)),$(RDIR)/bench-insn.status)
-TEST_BENCH_IMAGES = $(if $(strip $(TEST_BENCH)),cow:bench) $(if $(filter $(KERNEL),$(TEST_INSN_LINES)),stock:bench)
+TEST_BENCH_IMAGES = $(if $(filter $(KERNEL),$(TEST_BENCH_LINES)),$(TEST_BENCH_KERNEL):bench) \
+	$(if $(filter $(KERNEL),$(TEST_INSN_LINES)),cow:bench stock:bench)
 test-graph: $(if $(TEST_ONCE),check test-bad-input) $(TEST_STATUS) $(TEST_BENCH)
 
 # The build stages of make test, "name=file" (scripts/flow/test.sh prints

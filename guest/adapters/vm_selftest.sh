@@ -71,6 +71,8 @@ run_once() {
 	# current directory or /tmp.
 	cd /tmp || exit 1
 	out=$(mktemp /tmp/vm_selftest.XXXXXX) || exit 1
+	# The THP counters before it, for the failure report below.
+	thp0=$(grep -E '^thp_' /proc/vmstat 2>/dev/null)
 	t0=$(date +%s)
 	timeout "$limit" "$bin" "$@" </dev/null >"$out" 2>&1
 	rc=$?
@@ -88,6 +90,15 @@ run_once() {
 	*:ksm_tests) for f in /sys/kernel/mm/ksm/*; do
 			[ -f "$f" ] && printf '  # ksm %s=%s\n' "${f##*/}" "$(cat "$f")"
 		done ;;
+	esac
+	# Any program that failed: the THP counters that moved while it ran
+	# (a split that a collapse undid, a split that failed, a THP that was
+	# never allocated), for whoever reads the log.
+	case $rc in
+	0 | 4) ;;
+	*) grep -E '^thp_' /proc/vmstat 2>/dev/null | awk -v before="$thp0" '
+		BEGIN { n = split(before, l, "\n"); for (i = 1; i <= n; i++) { split(l[i], f, " "); b[f[1]] = f[2] } }
+		$2 != b[$1] { printf "  # vmstat %s +%d\n", $1, $2 - b[$1] }' ;;
 	esac
 	# A program killed by a signal (a crash) is not the failure it may be
 	# expected to have (split_huge_page_test exits 1).

@@ -4,10 +4,14 @@
 # in OBJ (/work/shared/probes/README.md): Debian's systemtap 4.8 runtime
 # is copied to $BUILD/stap/runtime and fixed there (6.1.192 renamed
 # task_work_cancel(task, func) to task_work_cancel_func()); the installed
-# runtime is never edited. Known issue: on the debug kernel
-# (DEBUG_ATOMIC_SLEEP) registering a kprobe logs "BUG: sleeping function
-# called from invalid context" (the runtime calls kallsyms_on_each_symbol()
-# under preempt_disable()); make test therefore runs stap only on cow.
+# runtime is never edited. A second fix there: the runtime walks
+# kallsyms_on_each_symbol() under preempt_disable() to turn symbol+offset
+# probes into address probes, but 6.1's walk calls cond_resched() after
+# every symbol (kernel/kallsyms.c), so on a kernel with
+# DEBUG_ATOMIC_SLEEP (the debug kernel, which make test boots) registering
+# the module logged "BUG: sleeping function called from invalid context".
+# The walk reads only vmlinux's own, static tables: the copy calls it
+# preemptible, as its own cond_resched() requires.
 # scripts/build/initramfs.sh puts the modules, staprun
 # and stapio with their libraries into the images of that variant.
 set -eu
@@ -30,6 +34,18 @@ if [ ! -f "$rt/.cow-policy-fixed" ] || newer "$0" "$rt/.cow-policy-fixed" || new
 		"$rt/stp_task_work.c"
 	[ "$(grep -c task_work_cancel_func "$rt/stp_task_work.c")" = 2 ] ||
 		die "stap: the task_work_cancel_func fix did not apply to $rt/stp_task_work.c"
+	k="$rt/linux/kprobes.c"
+	awk '{ l[NR] = $0 }
+		END {
+			for (i = 1; i <= NR; i++) {
+				if (l[i] ~ /^[ \t]*preempt_disable\(\);$/ && l[i + 1] ~ /kallsyms_on_each_symbol\(stapkp_symbol_callback/) continue
+				if (l[i] ~ /^[ \t]*preempt_enable\(\);$/ && l[i - 1] ~ /kallsyms_on_each_symbol\(stapkp_symbol_callback/) continue
+				print l[i]
+			}
+		}' "$k" >"$k.tmp" && mv "$k.tmp" "$k"
+	[ "$(grep -c 'kallsyms_on_each_symbol(stapkp_symbol_callback' "$k")" = 2 ] &&
+		! grep -B1 -A1 'kallsyms_on_each_symbol(stapkp_symbol_callback' "$k" | grep -q preempt_ ||
+		die "stap: the kallsyms walk fix did not apply to $k"
 	touch "$rt/.cow-policy-fixed"
 fi
 [ -f "$obj/Module.symvers" ] || die "stap: no $obj/Module.symvers (make kernel VARIANT=$variant)"

@@ -27,7 +27,9 @@
 #   BENCH_COW          a benchmark variant (benchmarks/variants/<name>.patch)
 #                      that runs in the cow kernel's place and under its
 #                      name; make bench-compare then sets it against a run
-#                      of the series itself
+#                      of the series itself. Or debug: make test's QUICK=1
+#                      run on the one kernel make test builds, a check of
+#                      the pipeline whose figures are a debug kernel's
 #   BENCH_EXCL_ONLY    1: det mode also boots cow with "exclusive" alone
 #                      (cowx), the overhead comparison against stock; 0: not
 #   BENCH_ROUNDS (15) BENCH_WARMUP (2) BENCH_SEED (1)
@@ -106,7 +108,7 @@ esac
 
 # The kernel that runs under a name: BENCH_COW replaces cow (and cowx).
 BENCH_COW=${BENCH_COW:-cow}
-if [ "$BENCH_COW" != cow ]; then
+if [ "$BENCH_COW" != cow ] && [ "$BENCH_COW" != debug ]; then
 	case " $("$MAKE" -s --no-print-directory print-ALTS_ALL) " in
 	*" $BENCH_COW "*) ;;
 	*) die "make bench: BENCH_COW='$BENCH_COW' is not a benchmark variant (benchmarks/variants/: $("$MAKE" -s --no-print-directory print-ALTS_ALL))" ;;

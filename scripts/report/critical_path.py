@@ -71,19 +71,25 @@ def graph(stages, matrix):
     for v in variants:
         g['kernel ' + v] = ('kbuild', dur('config ' + v, 'kernel ' + v, 'modules ' + v), ['tree'])
         g['driver ' + v] = ('host', dur('driver ' + v), ['kernel ' + v])
-    g['stap cow'] = ('host', dur('stap cow'), ['kernel cow'])
+    # The kernels that carry the systemtap module, and the one bench QUICK=1
+    # boots: as the run's stage lines name them.
+    stap = sorted({n.split(' ', 1)[1] for n in stages if n.startswith('stap ')} & set(variants))
+    for v in stap:
+        g['stap ' + v] = ('host', dur('stap ' + v), ['kernel ' + v])
+    benchk = sorted({n[len('initramfs '):-len('-bench')] for n in stages
+                     if n.startswith('initramfs ') and n.endswith('-bench')} & set(variants)) or variants[:1]
     g['guest programs'] = ('host', dur('guest programs'), [])
     g['upstream tests'] = ('host', dur('upstream tests'), ['tree'])
     g['vm selftests'] = ('host', dur('vm selftests'), ['tree'])
     common = ['guest programs', 'upstream tests', 'vm selftests']
-    for vp in matrix + ['cow:bench']:
+    for vp in matrix + [b + ':bench' for b in benchk]:
         v, p = vp.split(':')
-        pre = ['kernel ' + v, 'driver ' + v] + common + (['stap cow'] if v == 'cow' else [])
+        pre = ['kernel ' + v, 'driver ' + v] + common + (['stap ' + v] if v in stap else [])
         g['initramfs %s-%s' % (v, p)] = ('host', dur('initramfs %s-%s' % (v, p)), pre)
         if p != 'bench':
             g['run %s-%s' % (v, p)] = ('guest', dur('run %s-%s' % (v, p)), ['initramfs %s-%s' % (v, p)])
     bench = [n for n in stages if n.startswith('bench det/')]
-    g['bench QUICK=1'] = ('guest', dur(*bench) if bench else 0, ['initramfs cow-bench'])
+    g['bench QUICK=1'] = ('guest', dur(*bench) if bench else 0, ['initramfs %s-bench' % benchk[0]])
     g['check'] = ('host', dur('check'), [])
     return g, sorted(set(missing))
 
