@@ -411,7 +411,8 @@ $(foreach v,$(VARIANTS) $(PATCHED_ALL),$(foreach p,$(PROFILES),$(eval $(call ima
 # make bench QUICK=1: one tiny deterministic round of every benchmark on
 # the line's test kernel (BENCH_COW: debug, the one make test builds, in
 # the cow kernel's place), through collect, report and plots: proves the
-# bench pipeline; its figures are a debug kernel's.
+# bench pipeline; its figures are a debug kernel's. make test-bad-input
+# boots that kernel too.
 TEST_BENCH_KERNEL = $(firstword $(TEST_VARIANTS))
 $(RDIR)/bench-quick.status: $(BUILD)/initramfs/$(TEST_BENCH_KERNEL)-bench.img
 	@$(LIB) if QUICK=1 BENCH_NOBUILD=1 BENCH_COW=$(TEST_BENCH_KERNEL) BENCH_RUN=$(RDIR)/bench-quick $(GUEST_LOCK) scripts/flow/bench.sh; then \
@@ -655,7 +656,7 @@ test-harness-failures:
 # Host-side bad-input tests of the harness (seconds): unknown profile,
 # policy, variant, a missing package, corrupted and non-applying patches,
 # a guest that never boots. Run by make test after make check.
-test-bad-input: $(BUILD)/initramfs/cow-base.img
+test-bad-input: $(BUILD)/initramfs/$(TEST_BENCH_KERNEL)-base.img
 	@$(LIB) export MAKE="$(MAKE)" && run_stage test-bad-input $(GUEST_LOCK) scripts/check/test-bad-input.sh
 
 # systemtap (benchmarks/stap/): compile SCRIPT (default: all) on the host
