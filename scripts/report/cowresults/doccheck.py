@@ -157,9 +157,11 @@ def rst(text, rows, runs, what='sysctl-docs/cow_policy.rst'):
     run = newest_test(list(runs))
     if run is None:
         return ['the results model has no make test run with a scenario matrix'], notes
+    # The series' kernels: cow, and debug (cow with DEBUG_VM, which make
+    # test boots).
     cells = {}
     for c in run['data']['scenario']:
-        if c['run'].startswith('cow-') and c.get('outcome'):
+        if c['run'].split('-', 1)[0] in ('cow', 'debug') and c.get('outcome'):
             cells.setdefault(c['case'], {}).setdefault(c['policy'], []).append(c)
     mapped = {r[0] for r in rows}
     for label in tab:
