@@ -411,11 +411,12 @@ $(foreach v,$(VARIANTS) $(PATCHED_ALL),$(foreach p,$(PROFILES),$(eval $(call ima
 # make bench QUICK=1: one tiny deterministic round of every benchmark on
 # the line's test kernel (BENCH_COW: debug, the one make test builds, in
 # the cow kernel's place), through collect, report and plots: proves the
-# bench pipeline; its figures are a debug kernel's. make test-bad-input
-# boots that kernel too.
-TEST_BENCH_KERNEL = $(firstword $(TEST_VARIANTS))
-$(RDIR)/bench-quick.status: $(BUILD)/initramfs/$(TEST_BENCH_KERNEL)-bench.img
-	@$(LIB) if QUICK=1 BENCH_NOBUILD=1 BENCH_COW=$(TEST_BENCH_KERNEL) BENCH_RUN=$(RDIR)/bench-quick $(GUEST_LOCK) scripts/flow/bench.sh; then \
+# bench pipeline; its figures are a debug kernel's.
+# TEST_KERNEL_VARIANT: the line's test kernel, which bench QUICK=1 and
+# make test-bad-input boot.
+TEST_KERNEL_VARIANT = $(firstword $(TEST_VARIANTS))
+$(RDIR)/bench-quick.status: $(BUILD)/initramfs/$(TEST_KERNEL_VARIANT)-bench.img
+	@$(LIB) if QUICK=1 BENCH_NOBUILD=1 BENCH_COW=$(TEST_KERNEL_VARIANT) BENCH_RUN=$(RDIR)/bench-quick $(GUEST_LOCK) scripts/flow/bench.sh; then \
 		record pass "bench QUICK=1 ($(RDIR)/bench-quick/report.md)"; echo pass >$@; \
 	else record fail "bench QUICK=1"; echo fail >$@; fi
 
@@ -440,7 +441,7 @@ TEST_BENCH_LINES ?= 6.1
 TEST_INSN_LINES ?= $(if $(STOCK_ON),6.12)
 TEST_BENCH = $(if $(filter $(KERNEL),$(TEST_BENCH_LINES)),$(RDIR)/bench-quick.status) \
 	$(if $(filter $(KERNEL),$(TEST_INSN_LINES)),$(RDIR)/bench-insn.status)
-TEST_BENCH_IMAGES = $(if $(filter $(KERNEL),$(TEST_BENCH_LINES)),$(TEST_BENCH_KERNEL):bench) \
+TEST_BENCH_IMAGES = $(if $(filter $(KERNEL),$(TEST_BENCH_LINES)),$(TEST_KERNEL_VARIANT):bench) \
 	$(if $(filter $(KERNEL),$(TEST_INSN_LINES)),cow:bench stock:bench)
 test-graph: $(if $(TEST_ONCE),check test-bad-input) $(TEST_STATUS) $(TEST_BENCH)
 
@@ -656,7 +657,7 @@ test-harness-failures:
 # Host-side bad-input tests of the harness (seconds): unknown profile,
 # policy, variant, a missing package, corrupted and non-applying patches,
 # a guest that never boots. Run by make test after make check.
-test-bad-input: $(BUILD)/initramfs/$(TEST_BENCH_KERNEL)-base.img
+test-bad-input: $(BUILD)/initramfs/$(TEST_KERNEL_VARIANT)-base.img
 	@$(LIB) export MAKE="$(MAKE)" && run_stage test-bad-input $(GUEST_LOCK) scripts/check/test-bad-input.sh
 
 # systemtap (benchmarks/stap/): compile SCRIPT (default: all) on the host

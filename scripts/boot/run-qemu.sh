@@ -178,7 +178,7 @@ elif [ -s "$tap" ]; then
 	judged=$(python3 "$top/scripts/report/judge.py" "$rdir" --only "$variant:$profile" 2>&1)
 	jrc=$?
 	echo "$judged" >"$rdir/$name.judge.txt"
-	echo "$judged" | sed -n '1,70s/^/  /p'
+	echo "$judged" | sed 's/^/  /'
 	[ $jrc = 0 ] || add "judge: $(echo "$judged" | head -n 1 | sed 's/^judge: //') ($rdir/$name.judge.txt)"
 fi
 trouble=$("$top/scripts/boot/scan-log.sh" "$log" | tr '\n' ';' | sed 's/;$//; s/;/; /g')

@@ -209,7 +209,7 @@ test_line() {
 		record pass "$(echo "$jg" | head -n 1)"
 	else
 		record fail "$(echo "$jg" | head -n 1) (fails: $lrdir/judge.txt)"
-		echo "$jg" | sed -n '2,100p'
+		echo "$jg" | sed '1d'
 	fi
 	echo "$jg" | head -n 1 >>"$lrdir/cases.txt"
 	# Reports of the upstream selftests (upstream.md) and of 6.1's own
