@@ -6,7 +6,8 @@
 # (alloc_swap_folio()) only from such a device, with swap count 1. The
 # feature mthp fails on a kernel without the hugepages-<size>kB knobs.
 PROFILE_DESC="mthp: mTHP 16 and 64 KiB enabled, swap on 256 MiB zram (SWP_SYNCHRONOUS_IO)"
-FEATURES="mthp zram pin"
+FEATURES="mthp zram pin ssdswap"
+QEMU_DISKS="ssd:64M" SSDSWAP_DISK=vda
 MTHP_SIZES="16 64" MTHP_ENABLED=always
 QEMU_ARGS="-smp 2 -m 2G"
 KERNEL_CMDLINE=""

@@ -4,12 +4,15 @@
 # /dev/vdc, a swap disk that needs stable pages (queue/stable_writes = 1, so
 # swapon sets SWP_STABLE_WRITES) and writes at 4 KiB/s (QEMU throttling), so
 # that a page is still under writeback when the next fault arrives;
-# scn_swap swaps on it only for its stable-writes cases.
+# scn_swap swaps on it only for its stable-writes cases; and /dev/vdd,
+# non-rotational swap (feature ssdswap) on which scn_largeshare swaps a THP
+# out whole and finds it in the swap cache.
 # Tests push anonymous pages out with MADV_PAGEOUT.
 PROFILE_DESC="swap: base + 256 MiB swap on /dev/vda"
-FEATURES="swap thp ksm"
+FEATURES="swap thp ksm ssdswap"
 QEMU_ARGS="-smp 2 -m 2G"
-QEMU_DISKS="swap:256M odirect:16M stable:16M:throttling.bps-write=4096"
+QEMU_DISKS="swap:256M odirect:16M stable:16M:throttling.bps-write=4096 ssd:64M"
+SSDSWAP_DISK=vdd
 KERNEL_CMDLINE=""
 GUEST_SETUP='
 cat /proc/swaps

@@ -192,61 +192,6 @@ static const char *back_hugetlb(struct area *a)
 	return NULL;
 }
 
-/*
- * mTHP sizes: enable exactly KB (upstream cow.c's run_with_thp() per size),
- * every other hugepages-<size>kB knob "never"; mthp_restore() puts back
- * what each knob said.
- */
-#define MAX_SIZES	16
-static char mthp_knob[MAX_SIZES][320], mthp_old[MAX_SIZES][16];
-static int nr_knobs;
-
-static void mthp_restore(void)
-{
-	for (int i = 0; i < nr_knobs; i++)
-		if (scn_write_file(mthp_knob[i], mthp_old[i]))
-			scn_ok(false, "restore %s to %s", mthp_knob[i], mthp_old[i]);
-	nr_knobs = 0;
-}
-
-static const char *mthp_only(long kb)
-{
-	DIR *d = opendir(THP_SYSFS);
-	struct dirent *e;
-	bool found = false;
-
-	if (!d)
-		return "no " THP_SYSFS;
-	while ((e = readdir(d)) && nr_knobs < MAX_SIZES) {
-		long size;
-
-		if (sscanf(e->d_name, "hugepages-%ldkB", &size) != 1)
-			continue;
-		snprintf(mthp_knob[nr_knobs], sizeof(mthp_knob[0]), THP_SYSFS "/%s/enabled",
-			 e->d_name);
-		/* A size without an anonymous knob (6.12's 8 KiB: order 1). */
-		if (access(mthp_knob[nr_knobs], F_OK) && errno == ENOENT)
-			continue;
-		/* "always [inherit] madvise never": the bracketed word. */
-		if (!thp_knob_word(mthp_knob[nr_knobs], mthp_old[nr_knobs], sizeof(mthp_old[0]))[0]) {
-			static char why[400];
-
-			snprintf(why, sizeof(why), "cannot read a [selected] word from %s",
-				 mthp_knob[nr_knobs]);
-			closedir(d);
-			return why;
-		}
-		if (scn_write_file(mthp_knob[nr_knobs], size == kb ? "always" : "never")) {
-			closedir(d);
-			return "cannot write hugepages-<size>kB/enabled";
-		}
-		nr_knobs++;
-		found |= size == kb;
-	}
-	closedir(d);
-	return found ? NULL : "no hugepages-<size>kB knob of this size";
-}
-
 /* How many of the NPAGES pages at p lie in whole large folios of NR pages. */
 static int in_folios(const char *p, int nr)
 {
@@ -263,7 +208,7 @@ static const char *map_mthp(struct area *a, long kb)
 	int whole;
 
 	a->mthp = true;
-	why = mthp_only(kb);
+	why = scn_mthp_only(kb);
 	if (why)
 		return why;
 	/* 2 * SPAN pages, the first SPAN aligned to a folio: fault them in. */
@@ -383,7 +328,7 @@ static void area_free(struct area *a)
 	if (a->ksm)
 		scn_ksm_restore();
 	if (a->mthp)
-		mthp_restore();
+		scn_mthp_restore();
 }
 
 /* How many of the NR pinned pages a pin reads as c (the device's view). */

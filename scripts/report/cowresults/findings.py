@@ -50,6 +50,7 @@ LEGEND_OUTCOMES = (
     ('reuse / copy', 'a write fault kept / replaced the page'),
     ('A-B', 'flip-next-fault: the exclusive half, then the shared-once half'),
     ('hang', 'the program did not finish'),
+    ('rmap-lost', 'an rmap walk (split, migration, reclaim) missed a PTE that maps the folio'),
 )
 UNITS = {'det': 'guest instructions per operation under QEMU icount (shift=0: 1 "ns" is '
                 'one instruction), not time',

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers of the seed-scenario tests: see scn.h. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "scn.h"
+#include "thpknob.h"
 
 #define SCN_MAX_ROWS 512
 
@@ -625,4 +627,59 @@ void scn_drain_lru(void)
 	page[0] = 1;
 	if (mlock(page, PAGE_SIZE) || munlock(page, PAGE_SIZE))
 		tap_diag("mlock: %m");
+}
+
+/*
+ * mTHP sizes: enable exactly KB (upstream cow.c's run_with_thp() per size),
+ * every other hugepages-<size>kB knob "never"; scn_mthp_restore() puts back
+ * what each knob said.
+ */
+#define MAX_SIZES	16
+static char mthp_knob[MAX_SIZES][320], mthp_old[MAX_SIZES][16];
+static int nr_knobs;
+
+void scn_mthp_restore(void)
+{
+	for (int i = 0; i < nr_knobs; i++)
+		if (scn_write_file(mthp_knob[i], mthp_old[i]))
+			scn_ok(false, "restore %s to %s", mthp_knob[i], mthp_old[i]);
+	nr_knobs = 0;
+}
+
+const char *scn_mthp_only(long kb)
+{
+	DIR *d = opendir(THP_SYSFS);
+	struct dirent *e;
+	bool found = false;
+
+	if (!d)
+		return "no " THP_SYSFS;
+	while ((e = readdir(d)) && nr_knobs < MAX_SIZES) {
+		long size;
+
+		if (sscanf(e->d_name, "hugepages-%ldkB", &size) != 1)
+			continue;
+		snprintf(mthp_knob[nr_knobs], sizeof(mthp_knob[0]), THP_SYSFS "/%s/enabled",
+			 e->d_name);
+		/* A size without an anonymous knob (6.12's 8 KiB: order 1). */
+		if (access(mthp_knob[nr_knobs], F_OK) && errno == ENOENT)
+			continue;
+		/* "always [inherit] madvise never": the bracketed word. */
+		if (!thp_knob_word(mthp_knob[nr_knobs], mthp_old[nr_knobs], sizeof(mthp_old[0]))[0]) {
+			static char why[400];
+
+			snprintf(why, sizeof(why), "cannot read a [selected] word from %s",
+				 mthp_knob[nr_knobs]);
+			closedir(d);
+			return why;
+		}
+		if (scn_write_file(mthp_knob[nr_knobs], size == kb ? "always" : "never")) {
+			closedir(d);
+			return "cannot write hugepages-<size>kB/enabled";
+		}
+		nr_knobs++;
+		found |= size == kb;
+	}
+	closedir(d);
+	return found ? NULL : "no hugepages-<size>kB knob of this size";
 }

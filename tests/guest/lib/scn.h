@@ -132,6 +132,14 @@ void scn_page_shape(const char *p, int n, uint64_t *pfn, uint64_t *flags);
  */
 const char *scn_swapin_outcome(int n, int out, int large, int want_large, int bad,
 			       int same, bool read_first);
+/*
+ * Multi-size THP (6.8 and later): scn_mthp_only() sets exactly kb KiB's
+ * hugepages-<size>kB/enabled to "always" and every other size's to
+ * "never" (upstream cow.c's run_with_thp() per size), remembering what
+ * each said; NULL, or why it could not. scn_mthp_restore() puts them back.
+ */
+const char *scn_mthp_only(long kb);
+void scn_mthp_restore(void);
 /* AnonHugePages kB of the smaps entry containing addr. */
 long scn_anon_huge_kb(const void *addr);
 
