@@ -30,6 +30,10 @@
  *                   the folio stayed whole).  A reuse that moves the folio
  *                   to the child's anon_vma while the parent holds swap
  *                   entries of it hides the parent's PTEs from that walk.
+ *                   6.1 cannot show it: its swap-in copies a tail page out
+ *                   of a swap-cache THP (ksm_might_need_to_copy() reads a
+ *                   tail's index), so the parent never maps the THP again;
+ *                   there only -reuse has rows.
  *
  * The swap disk is the profile's ssdswap feature's (its device named in
  * /etc/cowtest/ssdswap, mkswap'ed, queue/rotational = 0 so that swapon
@@ -248,6 +252,7 @@ static void swap_partial(const char *rname, const char *mname, size_t size,
 	struct area a = { 0 };
 	const char *why = NULL, *reuse = "error", *rmap = "error";
 	int go[2], back[2], whole = 0, out = 0, bad = 0, same_folio = 0, large = -1;
+	uint64_t pfn1 = 0, flags1 = 0;
 	bool swapped_on = false, mthp = !thp;
 	pid_t pid = -1;
 
@@ -313,6 +318,8 @@ static void swap_partial(const char *rname, const char *mname, size_t size,
 		bad += a.p[i * PAGE_SIZE] != 'o';
 		same_folio += scn_pfn(a.p + i * PAGE_SIZE) == cp.pfn_read + i;
 	}
+	pfn1 = scn_pfn(a.p + PAGE_SIZE);
+	flags1 = scn_kpageflags(pfn1);
 	scn_drain_lru();
 	snprintf(cmd, sizeof(cmd), "%d,%#lx,%#lx", (int)getpid(),
 		 (unsigned long)a.p, (unsigned long)(a.p + a.size));
@@ -328,9 +335,11 @@ static void swap_partial(const char *rname, const char *mname, size_t size,
 	rmap = bad ? "lost-write" : same_folio != a.nr - 1 ? "error" :
 	       large ? "rmap-lost" : "ok";
 	snprintf(detail, sizeof(detail),
-		 "in_folio=%d/%d swapped_out=%d child_read_flags=%#llx same_pfn=%d parent_in_folio=%d/%d still_large_after_split=%d bad_reads=%d",
+		 "in_folio=%d/%d swapped_out=%d child_read_flags=%#llx same_pfn=%d parent_in_folio=%d/%d parent_page1=%+lld,%#llx still_large_after_split=%d bad_reads=%d",
 		 whole, a.nr, out, (unsigned long long)cp.flags_read,
-		 cp.pfn_written == cp.pfn_read, same_folio, a.nr - 1, large, bad);
+		 cp.pfn_written == cp.pfn_read, same_folio, a.nr - 1,
+		 (long long)(pfn1 - cp.pfn_read), (unsigned long long)flags1,
+		 large, bad);
 out:
 	if (pid > 0) {
 		pipe_putc(go[1], 'x');
