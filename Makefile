@@ -559,7 +559,13 @@ report:
 # to) and the patches of the line's series (patches/<line>/series; make rfc
 # KERNEL=6.12 for 6.12's) with "RFC PATCH" subjects, as git format-patch
 # --cover-letter --rfc writes them, into RFC_DIR. The sender:
-# FROM="Name <addr>", else git config user.name and user.email.
+# FROM="Name <addr>", else git config user.name and user.email; it
+# replaces the committed patches' neutral identity in From: and
+# Signed-off-by: and is the M: line of the series' MAINTAINERS entry, a
+# backport keeps its upstream author and trailers and gets the sender's
+# sign-off. A sender without a name or with a placeholder address
+# (example.org/.com/.net, .example, .invalid, .test, localhost, noreply)
+# is refused with one error line.
 RFC_DIR ?= $(BUILD)/rfc
 FROM ?=
 rfc:

@@ -1111,16 +1111,18 @@ EOF
 # are copied into a scratch repository).
 if [ -d "$KSRC/.git" ] && git -C "$KSRC" rev-parse -q --verify base >/dev/null; then
 	rf=$(mktemp -d)
-	if python3 scripts/report/rfc.py --out "$rf/rfc" --base check --from "make check <check@example.org>" >"$tmp" 2>&1; then
+	if python3 scripts/report/rfc.py --out "$rf/rfc" --base check --from "Jane Doe <jane@kernel.org>" >"$tmp" 2>&1; then
 		mkdir "$rf/tree"
-		for f in $(sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "$rf"/rfc/0[0-9][0-9][1-9]-*.patch | sort -u); do
+		rm -f "$rf"/rfc/0000-cover-letter.patch
+		for f in $(sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "$rf"/rfc/*.patch | sort -u); do
 			if git -C "$KSRC" cat-file -e "base:$f" 2>/dev/null; then
 				mkdir -p "$rf/tree/$(dirname "$f")" && git -C "$KSRC" show "base:$f" >"$rf/tree/$f"
 			fi
 		done
 		if (cd "$rf/tree" && git init -q && git add -A && git -c user.name=c -c user.email=c@example.org commit -q -m base &&
-			git -c user.name=c -c user.email=c@example.org am -q "$rf"/rfc/0[0-9][0-9][1-9]-*.patch) >"$tmp" 2>&1; then
-			ok "make rfc: git am applies its $(find "$rf/rfc" -name '0*.patch' ! -name '0000-*' | wc -l) patches to Debian's files (tag base of $KSRC)"
+			git -c user.name=c -c user.email=c@example.org am -q "$rf"/rfc/*.patch &&
+			grep -q -x 'M:	Jane Doe <jane@kernel.org>' MAINTAINERS) >"$tmp" 2>&1; then
+			ok "make rfc: git am applies its $(find "$rf/rfc" -name '*.patch' | wc -l) patches to Debian's files (tag base of $KSRC), MAINTAINERS with the sender's M: line"
 		else notok "make rfc: git am onto Debian's files" "$(tail -n 2 "$tmp" | tr '\n' ' ')"; fi
 	else notok "make rfc" "$(tail -n 1 "$tmp")"; fi
 	rm -rf "$rf"

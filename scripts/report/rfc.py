@@ -9,10 +9,17 @@ would: 0000-cover-letter.patch and one file per patch of DIR/series
 (default patches/<line>/, --line: 6.1), each an mbox message whose subject says "[RFC PATCH
 n/N]". The patches are DIR's own format-patch files, so no kernel tree
 is needed: their subjects get "RFC", their From: becomes the sender
-(--from, else $FROM, else git config user.name and user.email; an
-author other than the sender is kept as the first line of the body, as
-format-patch --from does). The cover letter, after the shape of an mm
-series' cover letter:
+(--from, else $FROM, else git config user.name and user.email of this
+repository; an author other than the sender is kept as the first line of
+the body, as format-patch --from does). The committed patches carry the
+project's neutral identity (cowresults.identity.NEUTRAL); it becomes the
+sender in From: and Signed-off-by:, and the MAINTAINERS entry the series
+adds gets the sender as its M: line. A backport ("commit <sha>
+upstream." in its message) keeps its upstream author and trailers and
+gets the sender's sign-off under them. A sender without a name or with a
+placeholder address (the example domains, .example, .invalid, .test,
+localhost, noreply) is refused, as is a patch that names one. The cover
+letter, after the shape of an mm series' cover letter:
 
   the problem and the models      docs/rfc-cover.txt (its first line is the
                                   subject), people write it
@@ -43,6 +50,7 @@ import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cowresults import findings as findmod  # noqa: E402
+from cowresults import identity  # noqa: E402
 from cowresults import series as seriesmod  # noqa: E402
 from cowresults import store  # noqa: E402
 from cowresults.util import BadInput  # noqa: E402
@@ -52,18 +60,29 @@ SUBJ = re.compile(r'^\[PATCH(?: (\d+)/(\d+))?\]\s*')
 
 
 def sender(arg):
-    s = arg or os.environ.get('FROM', '')
+    """The sender's "Name <addr>": ARG (--from), else $FROM, else git config
+    user.name and user.email of this repository. BadInput, one line naming
+    what to set, for a missing or placeholder identity."""
+    s, where = arg, 'FROM'
+    if not s and os.environ.get('FROM', ''):
+        s = os.environ['FROM']
     if not s:
         def cfg(k):
             r = subprocess.run(['git', '-C', TOP, 'config', k], capture_output=True, text=True)
             return r.stdout.strip()
         name, addr = cfg('user.name'), cfg('user.email')
-        if not addr:
-            raise BadInput('no sender: give FROM="Name <addr>" or set git config user.name and user.email')
-        s = '%s <%s>' % (name, addr) if name else addr
-    if not re.match(r'^[^<>]*<[^<>@\s]+@[^<>\s]+>$|^[^<>@\s]+@[^<>\s]+$', s):
-        raise BadInput('sender %r is not "Name <addr>"' % s)
-    return s
+        where = 'git config user.name/user.email'
+        if not name and not addr:
+            raise BadInput('no sender: set FROM="Your Name <you@your.domain>" (make rfc FROM=...) '
+                           'or git config user.name and user.email')
+        s = identity.fmt(name, addr) if addr else name
+    why = identity.sender_problem(s)
+    if why:
+        raise BadInput('refusing to sign the series as %r (from %s): %s; set FROM="Your Name '
+                       '<you@your.domain>" (make rfc FROM=...) or git config user.name and '
+                       'user.email to your real identity' % (s, where, why))
+    name, addr = identity.parse(s)
+    return identity.fmt(name, addr)
 
 
 def read_patches(pdir):
@@ -99,8 +118,14 @@ def rfc_subject(i, n, subj):
     return '[RFC PATCH %0*d/%d] %s' % (w, i, n, subj)
 
 
-def rewrite(text, msg, i, n, frm):
-    """The patch TEXT as patch I of N of the RFC from FRM."""
+def rewrite(name, text, msg, i, n, frm, titles):
+    """The patch TEXT (file NAME) as patch I of N of the RFC from FRM:
+    (text, its author)."""
+    try:
+        text, author, _ = identity.for_sender(name, text, frm)
+    except identity.IdentityError as e:
+        raise BadInput(str(e))
+    text, _ = identity.add_maintainer(text, titles, frm)
     head, sep, body = text.partition('\n\n')
     lines = head.split('\n')
     out, skip = [], False
@@ -111,15 +136,11 @@ def rewrite(text, msg, i, n, frm):
         if l.startswith('Subject:'):
             out.append('Subject: %s' % rfc_subject(i, n, subject_of(msg)))
             skip = True
-        elif l.startswith('From:'):
-            out.append('From: %s' % frm)
-            skip = True
         else:
             out.append(l)
-    author = re.sub(r'\s+', ' ', str(msg['From'])).strip()
-    if author != frm:
+    if not identity.same(author, frm):
         body = 'From: %s\n\n%s' % (author, body)
-    return '\n'.join(out) + sep + body
+    return '\n'.join(out) + sep + body, author
 
 
 def numstat(texts):
@@ -174,7 +195,7 @@ def machine(f):
         g['host_cpus'], g['host_cpu'], g['qemu'], b['data'].get('kconfig') or g['kconfig'], b['accel']))
 
 
-def cover(patches, frm, base, intro, to, cc, f, date, line='6.1'):
+def cover(patches, frm, base, intro, to, cc, f, date, line='6.1', authors_of=None):
     n = len(patches)
     lines = intro.rstrip('\n').split('\n')
     title, body = lines[0].strip(), lines[1:]
@@ -215,8 +236,9 @@ def cover(patches, frm, base, intro, to, cc, f, date, line='6.1'):
     L += wrap('Base: Debian linux-source-%s %s, the tree of the Debian source package (no '
               'upstream commit is its base).' % (line, base)) + ['']
     authors = {}
-    for _, _, msg in patches:
-        a = re.sub(r'\s*<[^>]*>', '', re.sub(r'\s+', ' ', str(msg['From']))).strip()
+    for k, (_, _, msg) in enumerate(patches):
+        who = authors_of[k] if authors_of else identity.decode(msg['From'])
+        a = identity.parse(who)[0] or identity.parse(who)[1]
         authors.setdefault(a, []).append(subject_of(msg))
     for a, subs in authors.items():
         L += ['%s (%d):' % (a, len(subs))]
@@ -255,14 +277,27 @@ def main(argv):
         f = findmod.build(list(runs.values()), seriesmod.current(pdir=a.patches, line=a.line), a.line)
         date = str(patches[-1][2]['Date'] or 'Thu, 1 Jan 1970 00:00:00 +0000')
         n = len(patches)
-        files = [('0000-cover-letter.patch', cover(patches, frm, a.base, intro, a.to, a.cc, f, date, a.line))]
+        titles = identity.added_entries([t for _, t, _ in patches])
+        sent, authors = [], []
         for i, (name, text, msg) in enumerate(patches, 1):
-            files.append((name, rewrite(text, msg, i, n, frm)))
-        # Each file must parse as one mbox message.
+            t, author = rewrite(name, text, msg, i, n, frm, titles)
+            sent.append((name, t, msg))
+            authors.append(author)
+        files = [('0000-cover-letter.patch', cover(sent, frm, a.base, intro, a.to, a.cc, f, date, a.line,
+                                                   authors))]
+        files += [(name, t) for name, t, _ in sent]
+        # Each file must parse as one mbox message, and none may be signed
+        # by a placeholder identity.
         for name, text in files:
             m = email.message_from_string(text, policy=email.policy.default)
             if not str(m['Subject'] or '').startswith('[RFC PATCH ') or not m['From']:
                 raise BadInput('%s: the output is not a message with an RFC subject' % name)
+            _, body, _ = identity.split(text)
+            for l in ['From: ' + identity.decode(m['From'])] + body:
+                who = l[6:] if l.startswith('From: ') else (identity.BY.match(l).group(2)
+                                                          if identity.BY.match(l) else '')
+                if who and identity.placeholder(identity.parse(who)[1]):
+                    raise BadInput('%s: the output still names a placeholder identity: %s' % (name, l))
         out = os.path.abspath(a.out)
         os.makedirs(os.path.dirname(out), exist_ok=True)
         tmp = tempfile.mkdtemp(dir=os.path.dirname(out), prefix='.rfc.')

@@ -172,7 +172,7 @@ def rfc_cases(tmp, results_md):
     env = dict(os.environ, GIT_AUTHOR_NAME='x', GIT_AUTHOR_EMAIL='x@example.org',
                GIT_COMMITTER_NAME='x', GIT_COMMITTER_EMAIL='x@example.org')
     rc, o = run([PY, rfc, '--patches', os.path.join(HERE, 'patches'), '--digests', os.path.join(tmp, 'digests'),
-                 '--out', od, '--from', 'A Developer <dev@example.org>', '--base', '6.1.192-3'], env=env)
+                 '--out', od, '--from', 'Jane Doe <jane@kernel.org>', '--base', '6.1.192-3'], env=env)
     if rc:
         result(False, 'make rfc on the canned series', o.strip()[-300:])
         return
@@ -183,7 +183,7 @@ def rfc_cases(tmp, results_md):
     cover = open(os.path.join(od, files[0])).read()
     ok = (len(files) == 3 and files[0].startswith('0000-cover-letter') and
           subj[0].startswith('[RFC PATCH 0/2] ') and subj[1].startswith('[RFC PATCH 1/2] ') and
-          all(m['From'] == 'A Developer <dev@example.org>' for m in msgs) and
+          all(m['From'] == 'Jane Doe <jane@kernel.org>' for m in msgs) and
           'Base: Debian linux-source-6.1 6.1.192-3,' in cover and
           'What breaks (Linux 6.1)' in cover and 'What it costs (Linux 6.1)' in cover and
           'odirect-clear-refs' in cover)
