@@ -1130,6 +1130,26 @@ else
 	skip "make rfc: git am onto Debian's files" "no tree with the tag base at $KSRC (make tree)"
 fi
 
+# 26c. Whom make rfc and make export sign the series as (tests/host/rfc/check.py,
+# on a made-up series with two backports): a placeholder sender (FROM=, $FROM
+# or git config: example domains, .example, .invalid, .test, localhost,
+# noreply, no name) refused with one error line; FROM="Jane Doe
+# <jane@kernel.org>" in the project's own patches' From: and Signed-off-by:,
+# the backports' upstream authors and trailers kept with the sender's sign-off
+# under them, the M: line of the MAINTAINERS entry, git am onto a canned tree;
+# make rfc on both lines' series; make export writing the neutral identity
+# back. Each check also runs on input it must refuse.
+out=$(python3 tests/host/rfc/check.py 2>&1)
+echo "$out" | grep -q '^ok - \|^not ok - ' || notok "rfc identity fixtures" "$(echo "$out" | tail -n 1)"
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) ok "identity: ${line#ok - }" ;;
+	"not ok - "*) line=${line#not ok - }; notok "identity: ${line%%: *}" "${line#*: }" ;;
+	esac
+done <<EOF
+$out
+EOF
+
 # 27. The documents say what the runs say (scripts/report/doccheck.py, against
 # digests/, the results model RESULTS.md is rendered from): README.md's
 # default-path cost is the newest make bench-insn run's, per function and
