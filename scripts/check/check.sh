@@ -186,12 +186,20 @@ else
 	# commit id cited (GIT_COMMIT_ID) without a history to look them up in.
 	cpdir=$(mktemp -d)
 	for p in $plist; do
+		# A backport opens its body with the stable kernels' "commit <sha>
+		# upstream." line, which this checkpatch reads as a badly cited
+		# commit (GIT_COMMIT_ID): that check is left out for such a patch
+		# alone, and the cell says so.
+		cpig=${CHECKPATCH_IGNORE:-UNKNOWN_COMMIT_ID,EMBEDDED_FILENAME} bp=
+		if grep -qE '^commit [0-9a-f]{40} upstream\.$' "$p"; then
+			cpig="$cpig,GIT_COMMIT_ID" bp=" (backport: GIT_COMMIT_ID ignored for its 'commit <sha> upstream.' line)"
+		fi
 		# PATH: checkpatch's spdxcheck.py wants Debian's python3 (python3-ply),
 		# not another python3 that may come first in PATH.
 		if (cd "$cpdir" && PATH=/usr/bin:$PATH perl "$ltree/scripts/checkpatch.pl" --no-tree \
 			--strict -q --no-summary \
-			--ignore "${CHECKPATCH_IGNORE:-UNKNOWN_COMMIT_ID,EMBEDDED_FILENAME}" "$p") >"$tmp" 2>&1; then
-			ok "checkpatch --strict $pd/$(basename "$p")"
+			--ignore "$cpig" "$p") >"$tmp" 2>&1; then
+			ok "checkpatch --strict $pd/$(basename "$p")$bp"
 		else
 			notok "checkpatch --strict $pd/$(basename "$p")" "$(grep -c -E '^(ERROR|WARNING|CHECK):' "$tmp") findings"
 			sed 's/^/    /' "$tmp"
