@@ -815,6 +815,21 @@ if "${SCIPY_PYTHON:-/usr/bin/python3}" scripts/report/benchstat.py collect "$rb"
 else notok "benchstat: the Redis table" "$(grep -A 3 'Redis BGSAVE' "$rb/report.md" 2>/dev/null | tail -n 1; tail -n 1 "$tmp")"; fi
 rm -rf "$rb"
 
+# The "ok - <case>" / "not ok - <case>: <why>" lines of a host fixture
+# program, each a case "<PREFIX>: <case>"; output with neither (the
+# program died) fails NAME.
+fixture_cases() { # PREFIX NAME OUTPUT
+	echo "$3" | grep -q '^ok - \|^not ok - ' || notok "$2" "$(echo "$3" | tail -n 1)"
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "$1: ${line#ok - }" ;;
+		"not ok - "*) line=${line#not ok - }; notok "$1: ${line%%: *}" "${line#*: }" ;;
+		esac
+	done <<EOF
+$3
+EOF
+}
+
 # 16d. the marks and verdicts of the bench report (tests/host/benchstat).
 # fixtures.py: canned runs rendered by benchstat.py report, each a case the
 # report once got wrong: no star from a bootstrap collapsed to a point (one
@@ -826,15 +841,7 @@ rm -rf "$rb"
 # and 2 rounds, wall, policies paired, a table of 10, the 0.5% verdict at
 # the boundary) through compare_rows() and judge(): at most 5% + 2.5% stars.
 out=$("${SCIPY_PYTHON:-/usr/bin/python3}" tests/host/benchstat/fixtures.py 2>&1)
-echo "$out" | grep -q '^ok - \|^not ok - ' || notok "benchstat fixtures" "$(echo "$out" | tail -n 1)"
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) ok "benchstat fixture: ${line#ok - }" ;;
-	"not ok - "*) line=${line#not ok - }; notok "benchstat fixture: ${line%%: *}" "${line#*: }" ;;
-	esac
-done <<EOF
-$out
-EOF
+fixture_cases "benchstat fixture" "benchstat fixtures" "$out"
 if out=$("${SCIPY_PYTHON:-/usr/bin/python3}" tests/host/benchstat/falsestar.py 2>&1); then
 	ok "benchstat: false stars under no true difference at most 7.5% (seed 20260101, 400 trials, $(echo "$out" | grep -c ' ok$') scenarios)"
 else notok "benchstat: false stars under no true difference" "$(echo "$out" | grep -E 'FAIL|Error' | head -n 3 | tr -s ' ' | tr '\n' ';')"; fi
@@ -1148,15 +1155,7 @@ fi
 # make rfc on both lines' series; make export writing the neutral identity
 # back. Each check also runs on input it must refuse.
 out=$(python3 tests/host/rfc/check.py 2>&1)
-echo "$out" | grep -q '^ok - \|^not ok - ' || notok "rfc identity fixtures" "$(echo "$out" | tail -n 1)"
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) ok "identity: ${line#ok - }" ;;
-	"not ok - "*) line=${line#not ok - }; notok "identity: ${line%%: *}" "${line#*: }" ;;
-	esac
-done <<EOF
-$out
-EOF
+fixture_cases "identity" "rfc identity fixtures" "$out"
 
 # 27. The documents say what the runs say (scripts/report/doccheck.py, against
 # digests/, the results model RESULTS.md is rendered from): README.md's
