@@ -1111,15 +1111,7 @@ rm -rf "$ir"
 # they should be and refusing each canned mismatch; make rfc's files as
 # mbox, git am onto a canned tree.
 out=$("${SCIPY_PYTHON:-/usr/bin/python3}" tests/host/findings/check.py 2>&1)
-echo "$out" | grep -q '^ok - \|^not ok - ' || notok "findings fixtures" "$(echo "$out" | tail -n 1)"
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) ok "findings: ${line#ok - }" ;;
-	"not ok - "*) line=${line#not ok - }; notok "findings: ${line%%: *}" "${line#*: }" ;;
-	esac
-done <<EOF
-$out
-EOF
+fixture_cases "findings" "findings fixtures" "$out"
 
 # 26b. make rfc's patches apply with git am to the files they touch as
 # Debian's tree has them (the tag base of the tree, read only: the files
