@@ -56,8 +56,6 @@
 #define THP_SIZE	(2UL << 20)
 #define SPLIT_FILE	"/sys/kernel/debug/split_huge_pages"
 #define SSDSWAP_FILE	"/etc/cowtest/ssdswap"
-#define KPF_WRITEBACK	8
-#define KPF_SWAPCACHE	13
 
 /* A mapping with one size-aligned area of size bytes, filled with 'o'. */
 struct area {

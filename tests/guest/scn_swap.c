@@ -81,8 +81,6 @@
 #define STABLE_PAGES	8
 #define KPF_LOCKED	0
 #define KPF_LRU		5
-#define KPF_WRITEBACK	8
-#define KPF_SWAPCACHE	13	/* 14 is KPF_SWAPBACKED, which every anonymous page has */
 
 enum kind { EXCL, FORK_EXITED, FORK_ALIVE };
 

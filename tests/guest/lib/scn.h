@@ -106,7 +106,9 @@ uint64_t scn_pagemap(const void *addr);
 uint64_t scn_pfn(const void *addr);
 /* /proc/kpageflags of pfn. */
 uint64_t scn_kpageflags(uint64_t pfn);
+#define KPF_WRITEBACK	8
 #define KPF_ANON	12
+#define KPF_SWAPCACHE	13	/* 14 is KPF_SWAPBACKED, which every anonymous page has */
 #define KPF_HUGE	17
 #define KPF_COMPOUND_HEAD 15
 #define KPF_COMPOUND_TAIL 16
