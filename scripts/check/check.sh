@@ -492,7 +492,7 @@ awk -F '\t' -v OFS='\t' '/^#/ || NF < 5 { print; next }
 	$1 != "scenario" && NF > 6 { next }
 	$1 == "scenario" { NF = 6 }
 	{ $3 = $3 OFS ($1 == "scenario" ? "kernel" : "6.1"); print }
-	$1 == "ksm-last" && $2 == "base" && $3 ~ /^mapcount/ { print "ksm-last", "base", "mapcount", "6.12", "copy", "cow_copy_ksm=16", "a later kernel" }' \
+	$1 == "ksm-last" && $2 == "base" && $3 ~ /^mapcount/ { print "ksm-last", "base", "mapcount", "6.12", "copy", "cow_ksm=16", "a later kernel" }' \
 	tests/expect/scenarios.tsv >"$jd.exp/scenarios.tsv"
 jd_case 0 " 0 failed," "a 6.12 row does not apply to a 6.1 run" cow:base -- --expect "$jd.exp"
 jd_case 1 "fail: cow-base mapcount/-: ksm-last: expected reuse, did not run" \
@@ -515,6 +515,13 @@ jd_case 1 "unknown counter cow_gup_brk" "a row naming an unknown counter is refu
 	cow:base slack=2 -- --expect "$jd.exp"
 jd_case 1 "vmsplice-hugetlb: cow_gup_break absent from the RESULT line" \
 	"a counter the row names that the RESULT line lacks fails" cow:base "nocounter=vmsplice-hugetlb:cow_gup_break+slack=2"
+# The largefolio policy's counters exist only with CONFIG_COW_POLICY_MM_ID
+# (counters.txt: "not:nommid"): a 6.12 kernel built without it lacks them and
+# passes, one built with it that lacks them does not.
+jd_case 0 " 0 failed," "a 6.12 kernel without the MM owner tracking (nommid) passes without cow_reuse_owner" \
+	nommid:base kernel=6.12.3
+jd_case 1 "vmsplice-4k: cow_reuse_owner absent from the RESULT line" \
+	"a 6.12 cow kernel without cow_reuse_owner fails" cow:base "kernel=6.12.3+nocounter=vmsplice-4k:cow_reuse_owner"
 # The slack is the row's (slack=, host side), not the guest's: a RESULT line
 # saying slack=1000 let 500 copies pass a "=16" row.
 jd_case 1 "vmsplice-4k: cow_copy_refcount +500 (want 16..22)" \

@@ -77,8 +77,11 @@ def main():
 
 
 def write(run, meta, cow, stock):
-    unit = {"fork": "fork", "forkthp": "fork", "forkpin": "fork"}.get(
-        cow["bench"].split("-")[0], "page")
+    # cowbench's unit of the benchmark (benchmarks/cowbench.c, benches[]):
+    # forkmthp16 counts per fork, munmapmthp16 per munmap().
+    name = cow["bench"].split("-")[0]
+    unit = ("fork" if name.startswith("fork") else
+            "munmap" if name.startswith("munmap") else "page")
     per = lambda s, n: n / s["ops"]
     lines = [
         "# Instructions per %s of %s: cow against stock" % (unit, cow["bench"]),

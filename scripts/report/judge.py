@@ -76,13 +76,15 @@ POLICIES = ('exclusive', 'refcount', 'mapcount', 'largefolio')
 # them is bounded by the decision counters its row names (see
 # decision_bounds()).  The PTE-level list is tests/guest/lib/cowtest.c's
 # cow_decision_counters[]; make check keeps the two equal.
-# cow_copy_large: the 6.12 line's (a page of a large folio that is not
-# exclusive, copied under "exclusive"), and so are the largefolio policy's
-# cow_reuse_owner, cow_copy_shared and cow_copy_single; tests/expect/counters.txt says
-# which lines have which counter.
+# cow_ksm is the kernel's own count of KSM copies, which the series does
+# not count again.  cow_copy_large: the 6.12 line's (a page of a large folio
+# that is not exclusive, copied under "exclusive"), and so are the
+# largefolio policy's cow_reuse_owner, cow_copy_shared and cow_copy_single,
+# which a kernel built without CONFIG_COW_POLICY_MM_ID (variant nommid) does
+# not have; tests/expect/counters.txt says which kernels have which counter.
 DECISIONS = ('cow_reuse_exclusive', 'cow_reuse_refcount', 'cow_reuse_mapcount',
              'cow_reuse_ksm', 'cow_copy_mapcount', 'cow_copy_refcount',
-             'cow_copy_ksm', 'cow_copy_swap', 'cow_copy_locked', 'cow_copy_large',
+             'cow_ksm', 'cow_copy_swap', 'cow_copy_locked', 'cow_copy_large',
              'cow_reuse_owner', 'cow_copy_shared', 'cow_copy_single')
 PMD_DECISIONS = ('cow_pmd_reuse', 'cow_pmd_split')
 NO_SYSCTL = ('stock', 'nocow')     # variants without vm.cow_policy (exclusive rule)
@@ -234,18 +236,21 @@ def slack_guard(cons):
 
 class Counters(tuple):
     """The counter names of counters.txt; .lines: name -> the kernel lines
-    that have it (None: every line)."""
+    that have it (None: every line); .without: name -> the variants of
+    those lines that do not."""
     lines = {}
+    without = {}
 
-    def on(self, name, kernel):
-        """Whether a kernel of line KERNEL has counter NAME."""
+    def on(self, name, kernel, variant=None):
+        """Whether a kernel of line KERNEL (and VARIANT) has counter NAME."""
         ls = self.lines.get(name)
-        return ls is None or kernel in ls
+        return (ls is None or kernel in ls) and variant not in self.without.get(name, ())
 
 
 def load_counters(edir):
     """tests/expect/counters.txt: the kernel's cow_* counters, one a line,
-    each optionally followed by the kernel lines that alone have it."""
+    each optionally followed by the kernel lines that alone have it and by
+    not:VARIANT for a variant of those lines built without it."""
     path = os.path.join(edir, 'counters.txt')
     if not os.path.exists(path):
         sys.exit('judge: no %s (the kernel\'s cow_* counters)' % shown(path))
@@ -254,7 +259,7 @@ def load_counters(edir):
     names = [r[0] for r in rows]
     bad = [n for n in names if not re.match(r'^cow_[a-z0-9_]+$', n)] + \
         sorted({n for n in names if names.count(n) > 1}) + \
-        [l for r in rows for l in r[1:] if not re.match(r'^\d+\.\d+$', l)]
+        [l for r in rows for l in r[1:] if not re.match(r'^(\d+\.\d+|not:[a-z0-9]+)$', l)]
     if bad:
         sys.exit('judge: %s: not one cow_* name a line (and kernel lines): %s'
                  % (shown(path), ' '.join(bad)))
@@ -262,7 +267,10 @@ def load_counters(edir):
     if missing:
         sys.exit('judge: %s lacks the decision counters %s' % (shown(path), ' '.join(missing)))
     out = Counters(names)
-    out.lines = {r[0]: tuple(r[1:]) for r in rows if len(r) > 1}
+    out.lines = {r[0]: tuple(l for l in r[1:] if not l.startswith('not:'))
+                 for r in rows if len(r) > 1}
+    out.without = {r[0]: tuple(l[4:] for l in r[1:] if l.startswith('not:'))
+                   for r in rows if len(r) > 1}
     return out
 
 
@@ -532,7 +540,7 @@ def taint_problem(taint):
         flags or '?', new, before, after)
 
 
-def check_counters(row, result, known):
+def check_counters(row, result, known, variant=None):
     """Problems of one scenario's counter deltas (its RESULT line) against
     its row: the constraints, within the row's slack, and the total of
     decisions.  A counter the row names, or a decision counter, that the
@@ -542,7 +550,7 @@ def check_counters(row, result, known):
     open_ = False
     slack = row['slack']
     line = row.get('kernel', KERNEL_DEFAULT)
-    absent = [c for c in DECISIONS + PMD_DECISIONS if c not in result and known.on(c, line)]
+    absent = [c for c in DECISIONS + PMD_DECISIONS if c not in result and known.on(c, line, variant)]
     absent += [n for n, _, _ in row['constraints'] if n not in result and n not in absent]
     if absent:
         bad.append('%s absent from the RESULT line (the guest prints every cow_* counter: '
@@ -677,7 +685,7 @@ class Judge:
                 bad.append('counters %s: the kernel reported no cow_* counters' % row['counters'])
             else:
                 # The slack is the row's (slack=), whatever the guest says.
-                bad += check_counters(row, res, self.exp.counters)
+                bad += check_counters(row, res, self.exp.counters, variant)
         self.cell(run, policy, program, sc, 'scenario', 'fail' if bad else 'pass',
                   '; '.join(bad) if bad else row['reason'])
 

@@ -1458,7 +1458,7 @@ int main(int argc, char **argv)
 		/* The 6.12 line's counters only where the kernel has them. */
 		static const char *ctr[] = { "cow_reuse_exclusive", "cow_reuse_refcount",
 			"cow_reuse_mapcount", "cow_copy_mapcount", "cow_copy_refcount",
-			"cow_copy_ksm", "cow_copy_swap", "cow_copy_large",
+			"cow_ksm", "cow_copy_swap", "cow_copy_large",
 			"cow_reuse_owner", "cow_copy_shared", "cow_copy_single",
 			"cow_pmd_split", "cow_gup_break",
 			"cow_fork_copy", "cow_clear_refs_pinned", "thp_split_pmd",

@@ -94,7 +94,7 @@ int main(void)
 	static const char *pol[] = { "exclusive", "refcount", "mapcount" };
 	static const char *ctr[] = { "cow_reuse_exclusive", "cow_reuse_refcount",
 		"cow_reuse_mapcount", "cow_reuse_ksm", "cow_copy_mapcount",
-		"cow_copy_refcount", "cow_copy_ksm", "cow_copy_swap",
+		"cow_copy_refcount", "cow_ksm", "cow_copy_swap",
 		"cow_copy_locked", "cow_pmd_reuse", "cow_pmd_split",
 		"cow_gup_break", NULL };
 	static struct vmstat before, after;

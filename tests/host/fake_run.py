@@ -141,7 +141,7 @@ def main():
                 o = mut['outcome'].split(':', 1)[1]
             cnt = {}
             if variant not in judge.NO_SYSCTL:
-                cnt = dict.fromkeys(exp.counters, 0)
+                cnt = {c: 0 for c in exp.counters if exp.counters.on(c, line, variant)}
                 for name, _, v in r['constraints']:
                     cnt[name] = v
             if mut.get('counter', '').startswith(sc + ':'):

@@ -21,7 +21,7 @@ FIXED = ["run_id", "mode", "variant", "boot", "kernel", "config_hash", "series_h
 # Every copy reason of both lines: 6.12's cow_copy_large (exclusive's copy
 # from a large folio) and the largefolio policy's cow_copy_shared and
 # cow_copy_single included (a run without them reads 0).
-COPY_COUNTERS = ("cow_copy_mapcount", "cow_copy_refcount", "cow_copy_ksm",
+COPY_COUNTERS = ("cow_copy_mapcount", "cow_copy_refcount", "cow_ksm",
                  "cow_copy_swap", "cow_copy_locked", "cow_copy_large",
                  "cow_copy_shared", "cow_copy_single")
 REDIS_FIGURES = (("redis_fork_us", "fork µs"), ("redis_cow_kib", "copied KiB"),

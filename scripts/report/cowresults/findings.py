@@ -308,7 +308,10 @@ def costs(run, insns, mode='det', current=None):
                 old = ', series %s: same code' % (ins['series'].get('changed_by') or '')[:7]
             elif old:
                 old = ', an older series'
-            icell = '%+.1f insn/%s (`%s`%s)' % (t[2], ins['data']['parsed']['unit'], ins['id'], old or '')
+            # The row's unit: insn reports before 2026-12-08 said "page"
+            # for forkmthp and munmapmthp, whose operation is a fork or a
+            # munmap() (cowbench counts ops; the figure is per op).
+            icell = '%+.1f insn/%s (`%s`%s)' % (t[2], unit, ins['id'], old or '')
         rows.append([name, unit, r['stock'], {p: cost_cell(r['policies'].get(p))
                                               for p in POLICIES + ('tracking',)}, icell])
     sng = [r for r in cost if r['bench'].startswith('sng-')]

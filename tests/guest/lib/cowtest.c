@@ -78,9 +78,11 @@ void bail(const char *fmt, ...)
 const char *const cow_decision_counters[] = {
 	"cow_reuse_exclusive", "cow_reuse_refcount", "cow_reuse_mapcount",
 	"cow_reuse_ksm", "cow_copy_mapcount", "cow_copy_refcount",
-	"cow_copy_ksm", "cow_copy_swap", "cow_copy_locked",
+	"cow_ksm",		/* the kernel's own count of KSM copies */
+	"cow_copy_swap", "cow_copy_locked",
 	"cow_copy_large",	/* the 6.12 line's; absent (0) on 6.1 */
-	"cow_reuse_owner", "cow_copy_shared", "cow_copy_single", /* 6.12's largefolio */
+	/* 6.12's largefolio, with CONFIG_COW_POLICY_MM_ID; absent (0) without */
+	"cow_reuse_owner", "cow_copy_shared", "cow_copy_single",
 	NULL
 };
 
