@@ -365,6 +365,7 @@ def build(runs, current, line='6.1', top=seriesmod.TOP):
     f['breaks'], f['same'] = breaks(test, line, reasons) if test else ([], [])
     f['upstream'] = upstream_row(test, line) if test else None
     f['costs'] = costs(bench, insns, current=current) if bench else []
+    f['attribution'] = attribution(bench) if bench else []
     f['cost_source'] = bench['data'].get('cost_source') if bench else None
     f['insn_only'] = [(k, r) for k, r in sorted(insns.items())
                       if not any('(`%s`' % r['id'] in row[4] for row in f['costs'])]
@@ -426,6 +427,48 @@ def sure_rows(f):
     return rows
 
 
+# A default-policy cost (exclusive against stock, det) at least this large, in
+# percent, is attributed in the Findings: the series without the MM owner
+# tracking (nommid) against stock, and the tracking (exclusive against nommid).
+ATTRIBUTE_PCT = 0.5
+
+
+def attribution(run, mode='det'):
+    """[(benchmark, exclusive cell, nommid cell, tracking cell)] of a bench
+    run's rows where exclusive differs from stock by ATTRIBUTE_PCT or more
+    and the run measured nommid (6.12)."""
+    out = []
+    for r in run['data'].get('cost', []):
+        ex, tr, nm = r['policies'].get('exclusive'), r['policies'].get('tracking'), r.get('nommid')
+        if r['mode'] != mode or not (ex and tr and nm) or abs(ex.get('d', 0)) < ATTRIBUTE_PCT:
+            continue
+        name = '%s-%dK' % (r['bench'], r['size']) if r['size'] else r['bench']
+        out.append((name, ex, nm, tr))
+    return out
+
+
+def attribution_text(f):
+    """One sentence: where the default policy's cost comes from, row by row
+    (nommid within ATTRIBUTE_PCT of stock: the tracking's; else the
+    series' own, said as such)."""
+    if not f.get('attribution'):
+        return []
+    parts = []
+    for name, ex, nm, tr in f['attribution']:
+        own = abs(nm['d']) < ATTRIBUTE_PCT
+        parts.append('%s %s, of which the series without it %s and the tracking %s: %s' % (
+            name, strip_boots(ex['text']), strip_boots(nm['text']), strip_boots(tr['text']),
+            'the tracking\'s' if own else 'the series\' own %+.2f%% is not the tracking\'s' % nm['d']))
+    return ['Attribution of the default policy\'s cost where exclusive is %.1f%% or more from stock '
+            '(exclusive against stock, the series built without the MM owner tracking (nommid) '
+            'against stock, the tracking (exclusive against nommid); v6.15\'s tracking is built in '
+            'for largefolio): %s.' % (ATTRIBUTE_PCT, '; '.join(parts)), '']
+
+
+def strip_boots(t):
+    return re.sub(r'\s*\((same in all|the same difference in all)[^)]*\)', ' (same in every boot)', t)
+
+
 def largefolio_context(f):
     """What the largefolio and tracking columns measure, with the v6.15
     cover letter's own figures as context (its wall time on a Xeon, not
@@ -480,6 +523,7 @@ def md(f, plots=()):
               '|' + ' --- |' * (4 + len(f['cost_cols']))]
         L += ['| ' + ' | '.join(esc(c) for c in [r[0], r[1], r[2]] + [r[3][p] for p in f['cost_cols']] + [r[4]]) +
               ' |' for r in f['costs']] + ['']
+        L += attribution_text(f)
         L += largefolio_context(f)
     else:
         L += ['No make bench run of Linux %s.' % f['line'], '']
@@ -532,6 +576,9 @@ def text(f, width=72):
                  provenance(b), series_note(b, f['current'], f['line']), UNITS['det']))
         rows_([[r[0] + ' (per %s; stock %s)' % (r[1], r[2])] + [r[3][p] for p in f['cost_cols']] + [r[4]]
                for r in f['costs']], ['benchmark'] + f['cost_cols'] + ['bench-insn'])
+        for s in attribution_text(f):
+            if s:
+                para(s)
     out += ['How sure', '-' * 8, '']
     for a, b_ in sure_rows(f):
         para('%s: %s' % (a[0].upper() + a[1:], b_))

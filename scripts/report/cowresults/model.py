@@ -387,6 +387,15 @@ def cost_from_raw(d, data):
                     x['median'] = bs.fmt(bs.median(list(bm.values())))
                     row['policies']['tracking'] = x
                     fam.append(x)
+            # The series built without the tracking against stock: with the
+            # tracking's row, what the default policy's cost is made of (the
+            # Findings' attribution). Not a column, not in the Holm family.
+            if kn in cs:
+                x = bs.compare_rows(st, cs[kn], mode)
+                if x:
+                    row['nommid'] = {'text': x['text'], 'd': x['d'], 'lo': _finite(x.get('lo')),
+                                     'hi': _finite(x.get('hi')), 'exact': bool(x.get('exact')),
+                                     'boots': len(benchdata.boot_medians(cs[kn]))}
             rows.append(row)
         bs.judge(fam)
         tested = [x for x in fam if x.get('p') is not None]

@@ -106,6 +106,32 @@ def cases(tmp):
     readme_cases(tmp)
     rst_cases(tmp)
     rfc_cases(tmp, out)
+    attribution_cases()
+
+
+def attribution_cases():
+    """The 6.12 attribution sentence (findings.attribution_text()) on a
+    made-up cost table: a cost the tracking explains, one it does not, and
+    one too small to attribute."""
+    sys.path.insert(0, os.path.join(TOP, 'scripts', 'report'))
+    from cowresults import findings
+
+    def cell(d):
+        return {'text': '%+.2f%% [%+.2f, %+.2f]' % (d, d - 0.1, d + 0.1), 'd': d}
+
+    def row(bench, ex, nm, tr):
+        return {'mode': 'det', 'bench': bench, 'size': 4096, 'nommid': cell(nm),
+                'policies': {'exclusive': cell(ex), 'tracking': cell(tr)}}
+    run_ = {'data': {'cost': [row('fork', 1.02, -0.14, 1.15), row('forkmthp16', 4.4, 2.0, 2.4),
+                              row('copy', 0.3, 0.1, 0.2)]}}
+    s = ' '.join(findings.attribution_text({'attribution': findings.attribution(run_)}))
+    want = ['fork-4096K +1.02% [+0.92, +1.12], of which the series without it -0.14% [-0.24, -0.04] '
+            'and the tracking +1.15% [+1.05, +1.25]: the tracking\'s',
+            "forkmthp16-4096K +4.40% [+4.30, +4.50], of which the series without it +2.00% [+1.90, +2.10] "
+            "and the tracking +2.40% [+2.30, +2.50]: the series' own +2.00% is not the tracking's"]
+    bad = [w for w in want if w not in s] + (['copy-4096K attributed'] if 'copy-4096K' in s else [])
+    result(not bad, 'attribution: a default-policy cost the tracking explains, one it does not '
+           '(said so), none below 0.5%', '; '.join(bad) or s[:200])
 
 
 GOOD = ("The cost: run `insn-20261206-110000-0000000` (copy-1024): +65.1 instructions\n"
