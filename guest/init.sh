@@ -218,7 +218,12 @@ for p in $POLICIES; do
 			tap_fail "$p/$name (no test program $prog)"
 			continue
 		fi
-		out "# policy=$p test=$name"
+		# The policy the kernel reports, read after setting it: the
+		# judge fails a program run under another one than its block
+		# says (none: no vm.cow_policy, the unpatched rule).
+		kp=none
+		[ ! -e /proc/sys/vm/cow_policy ] || kp=$(cat /proc/sys/vm/cow_policy 2>/dev/null) || kp=unreadable
+		out "# policy=$p test=$name kernel_policy=${kp:-empty}"
 		# Nothing runs beside a test program: its output goes to a
 		# file and is indented and copied after it exits.  A pipe to
 		# sed and tee started with it would fault and fork while the

@@ -22,7 +22,12 @@ blocked for more than'
 # "BUG:"; a dump_page() says why it dumped; die() names the trap
 # ("divide error: 0000 [#1]", "stack segment:", "Bad pagetable:"; a user
 # program's own trap prints "trap divide error ip:" instead); a WARN or
-# BUG whose report was cut short leaves its "[ cut here ]" line.  Each
+# BUG whose report was cut short leaves its "[ cut here ]" line.  Memory
+# trouble that is not a BUG: the OOM killer and its "Out of memory:" verdict,
+# a failed allocation's warning, kmemleak's report, a hardware-error (MCE)
+# or memory-failure (hwpoison) line; a user program killed by an unhandled
+# fault ("segfault at"); and a stack dump whose header was lost or that
+# came from dump_stack() alone ("Call Trace:", "Hardware name:").  Each
 # pattern has its own canned log in tests/host/logs.
 pats="WARNING:
 BUG:
@@ -44,6 +49,16 @@ Bad swap file entry
 Bad swap offset entry
 Unused swap file entry
 Unused swap offset entry
+invoked oom-killer:
+Out of memory:
+out of memory: Killed process
+page allocation failure:
+new suspected memory leaks
+[Hardware Error]:
+Memory failure:
+segfault at
+Call Trace:
+Hardware name:
 possible circular locking
 possible recursive locking
 inconsistent lock state

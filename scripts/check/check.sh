@@ -522,6 +522,21 @@ jd_case 0 " 0 failed," "a 6.12 kernel without the MM owner tracking (nommid) pas
 	nommid:base kernel=6.12.3
 jd_case 1 "vmsplice-4k: cow_reuse_owner absent from the RESULT line" \
 	"a 6.12 cow kernel without cow_reuse_owner fails" cow:base "kernel=6.12.3+nocounter=vmsplice-4k:cow_reuse_owner"
+# A run that plans nothing, or a directory with nothing to judge, fails.
+jd_case 1 "the run plans nothing (profile base: groups \"\"" \
+	"a run whose command line leaves no program group fails" cow:base "cmdline=cowtest.groups="
+rm -rf "${jd:?}"/* && : >"$jd/results.jsonl"
+out=$(python3 scripts/report/judge.py "$jd" 2>&1)
+if [ $? = 1 ] && echo "$out" | grep -q "nothing was judged"; then ok "judge: a results directory with no run fails"
+else notok "judge: a results directory with no run fails" "$(echo "$out" | tail -n 1)"; fi
+# The policy: what the runner set, what the kernel then reported
+# (guest/init.sh, "kernel_policy=") and what a RESULT line says must agree.
+jd_case 1 "refcount/smoke: -: the runner set refcount, the kernel reported exclusive" \
+	"a program whose kernel reported another policy than the runner set fails" cow:base kpolicy=refcount:exclusive
+jd_case 1 "mapcount/smoke: -: the runner did not report the kernel's policy" \
+	"a program without the kernel's policy fails" cow:base kpolicy=mapcount:-
+jd_case 1 "vmsplice-4k: the RESULT line says policy exclusive, its program ran under refcount" \
+	"a RESULT line of another policy than its block fails" cow:base rpolicy=vmsplice-4k:exclusive
 # The slack is the row's (slack=, host side), not the guest's: a RESULT line
 # saying slack=1000 let 500 copies pass a "=16" row.
 jd_case 1 "vmsplice-4k: cow_copy_refcount +500 (want 16..22)" \
@@ -624,7 +639,13 @@ rp_tap() { # FILE: a fake runner TAP; the program "two" prints POINTS
 		echo "# policy=exclusive test=two"
 		printf '    TAP version 13\n    1..2\n'
 		printf '    # RESULT scenario=x outcome=ok\n    ok 1 - x: outcome ok\n'
-		[ "${2:-}" = short ] || printf '    ok 2 - x: counters\n'
+		case ${2:-} in
+		short) ;;
+		lowerskip) printf '    ok 2 - x: counters # skip no counters\n' ;;
+		unnumbered) printf '    not ok - x: counters\n' ;;
+		bail) printf '    Bail out! no /proc/vmstat\n    ok 2 - x: counters\n' ;;
+		*) printf '    ok 2 - x: counters\n' ;;
+		esac
 		echo "ok 1 - exclusive/two"
 		echo "# policy=exclusive test=vm_selftest_a"
 		echo "      ok 1 nested"
@@ -634,7 +655,12 @@ rp_tap() { # FILE: a fake runner TAP; the program "two" prints POINTS
 			echo "# policy=exclusive test=quiet"
 			echo "ok 3 - exclusive/quiet"
 		fi
-		echo "1..2"
+		case ${2:-} in
+		noplan) ;;
+		runnerbail) echo "Bail out! guest setup failed"; echo "1..2" ;;
+		runnernotok) echo "not ok - exclusive/three"; echo "1..2" ;;
+		*) echo "1..2" ;;
+		esac
 	} >"$rp/$1"
 }
 rp_case() { # WANT-RC WANT-OUTPUT WHAT
@@ -650,6 +676,18 @@ rp_tap cow-base.tap short
 rp_case 1 "problem: cow-base exclusive/two: planned 2 points, printed 1" "a program that printed fewer points than planned fails"
 rp_tap cow-base.tap silent
 rp_case 1 "problem: cow-base exclusive/quiet: printed no TAP" "a program that printed nothing fails"
+rp_tap cow-base.tap lowerskip
+rp_case 0 "3 cases observed (2 ok, 0 not ok, 1 skipped)" "a lowercase '# skip' is a skip, not a pass"
+rp_tap cow-base.tap unnumbered
+rp_case 0 "3 cases observed (2 ok, 1 not ok, 0 skipped)" "an unnumbered 'not ok' is a failed point"
+rp_tap cow-base.tap bail
+rp_case 1 "problem: cow-base exclusive/two: bailed out: no /proc/vmstat" "a program's 'Bail out!' fails it"
+rp_tap cow-base.tap noplan
+rp_case 1 "problem: cow-base: the runner printed no plan (2 points)" "a runner without its plan fails"
+rp_tap cow-base.tap runnerbail
+rp_case 1 "problem: cow-base: the runner bailed out: guest setup failed" "the runner's 'Bail out!' fails the run"
+rp_tap cow-base.tap runnernotok
+rp_case 1 "problem: cow-base: the runner planned 2 points, printed 3" "an unnumbered runner 'not ok' is a point (the plan of 2 no longer holds)"
 rp_case 1 "0 cases observed" "a run directory without guest runs fails"
 rm -rf "$rp"
 
@@ -686,6 +724,21 @@ if [ "$d1 $d2 $d3 $d4" = "0 1 0 1" ]; then
 	ok "disk check: passes with room, fails with the figures without, a built line needs less, bad figures are refused"
 else notok "disk check" "statuses $d1 / $d2 / $d3 / $d4, want 0 / 1 / 0 / 1"; fi
 rm -rf "$dk"
+
+# 14d. scripts/flow/test.sh (make test) with a line whose TEST_MATRIX is
+# empty: the line fails by name, and so does make test (a make that knows
+# nothing: every print- is empty, every target succeeds).
+em=$(mktemp -d)
+printf '#!/bin/sh\nfor a; do case $a in print-*) echo ;; esac; done\nexit 0\n' >"$em/make"
+chmod +x "$em/make"
+out=$(RESULTS=$em/r BUILD_ROOT=$em/b BUILD=$em/b MAKE=$em/make TEST_KERNELS="6.1 6.12" RUN_ID=empty \
+	timeout 120 sh scripts/flow/test.sh 2>&1)
+rc=$?
+if [ $rc = 1 ] && echo "$out" | grep -q -F "6.12: kernel line 6.12: no runs (its TEST_MATRIX is empty)" &&
+	[ "$(echo "$out" | tail -n 1)" = "0 passed, 2 failed, 0 skipped" ]; then
+	ok "make test: a kernel line whose matrix is empty fails by name"
+else notok "make test: a kernel line whose matrix is empty fails by name" "exit $rc: $(echo "$out" | tail -n 3 | tr '\n' ' ')"; fi
+rm -rf "$em"
 
 # 15. scripts/report/mutants_report.py judges a mutant by its failing cells: caught
 # only when every failing cell is expected and every expected cell failed.

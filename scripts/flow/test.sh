@@ -183,9 +183,10 @@ test_line() {
 	done
 	echo "accel=$(cat "$lrdir/accel.txt" 2>/dev/null || echo none)" >>"$lrdir/meta.env"
 
-	# A line with nothing to run (TEST_MATRIX empty) has nothing to judge.
+	# A line with nothing to run (TEST_MATRIX empty) proves nothing: it
+	# fails by name, as a run that plans nothing does in the judge.
 	if [ -z "$matrix" ]; then
-		record skip "kernel line $line: no runs (its TEST_MATRIX is empty)"
+		record fail "kernel line $line: no runs (its TEST_MATRIX is empty)"
 		return 0
 	fi
 	# Every case of every guest run, parsed once (scripts/report/results.py) into

@@ -540,6 +540,18 @@ def taint_problem(taint):
         flags or '?', new, before, after)
 
 
+def kernel_policy_problem(pr, policy, variant):
+    """Why a program record's policy cannot be trusted: the kernel
+    reported (guest/init.sh, "kernel_policy=") another policy than the
+    runner set, or nothing at all; None when they agree."""
+    kp = pr.get('kernel_policy')
+    if kp is None:
+        return 'the runner did not report the kernel\'s policy (an image older than the judge?)'
+    if kp == policy or (kp == 'none' and variant in NO_SYSCTL and policy == 'exclusive'):
+        return None
+    return 'the runner set %s, the kernel reported %s' % (policy, kp)
+
+
 def check_counters(row, result, known, variant=None):
     """Problems of one scenario's counter deltas (its RESULT line) against
     its row: the constraints, within the row's slack, and the total of
@@ -675,6 +687,9 @@ class Judge:
                       'no expectation row for %s (profile %s, policy %s)' % (sc, profile, policy))
             return
         bad = []
+        if res.get('policy') != policy:
+            bad.append('the RESULT line says policy %s, its program ran under %s'
+                       % (res.get('policy'), policy))
         if res.get('outcome') != row['outcome']:
             bad.append('outcome %s (expected %s)' % (res.get('outcome'), row['outcome']))
         if row['constraints']:
@@ -714,6 +729,12 @@ class Judge:
             self.cell(run, '-', '-', '-', 'run', 'fail', 'no profile qemu-profiles/%s.profile' % profile)
             return
         groups, pols = plan
+        # A run that plans nothing proves nothing: no group, no policy, or
+        # groups without a program.
+        if not pols or not any(group_programs(g) for g in groups):
+            self.cell(run, '-', '-', '-', 'run', 'fail',
+                      'the run plans nothing (profile %s: groups "%s", policies "%s")'
+                      % (profile, ' '.join(groups), ' '.join(pols)))
         progs = {(r['policy'], r['program']): r for r in recs if r['kind'] == 'program'}
         runner = {r['name']: r for r in recs if r['kind'] == 'runner'}
         for r in runner.values():
@@ -723,7 +744,7 @@ class Judge:
                 self.cell(run, '-', '-', r['name'], 'runner', 'fail', why)
             if r['status'] == 'fail':
                 self.cell(run, m.group(1) if m else '-', m.group(2) if m else '-', r['name'],
-                          'runner', 'fail', 'the runner failed it')
+                          'runner', 'fail', r.get('problem') or 'the runner failed it')
             elif r['status'] == 'skip':
                 if m and variant in NO_SYSCTL and m.group(1) != 'exclusive' and \
                         r['skip_reason'] == 'no cow_policy':
@@ -750,6 +771,8 @@ class Judge:
                     failed = any(x.startswith('%s/%s ' % (p, n)) for x in runner)
                     if pr is None and not skipped and not failed:
                         self.cell(run, p, n, '-', 'program', 'fail', 'planned by the profile, did not run')
+                    elif pr is not None and kernel_policy_problem(pr, p, variant):
+                        self.cell(run, p, n, '-', 'program', 'fail', kernel_policy_problem(pr, p, variant))
                     elif pr is not None and pr['status'] == 'fail':
                         why = '; '.join(pr['problems']) or 'failed in the guest (%s)' % pr['runner_point']
                         self.cell(run, p, n, '-', 'program', 'fail', why)
@@ -1040,7 +1063,11 @@ def main():
     recs = load_jsonl(path)
     exp = load_expect(a.expect)
     if a.runs is None:
-        runs = sorted({(r['variant'], r['profile']) for r in recs})
+        # The runs present: those with records, and every guest run's TAP
+        # file (one without records fails as "no results").
+        taps = {tuple(m.groups()) for m in (re.match(r'^([a-z0-9]+)-([a-z0-9]+)\.tap$', f)
+                                            for f in os.listdir(a.rundir)) if m}
+        runs = sorted({(r['variant'], r['profile']) for r in recs} | taps)
     else:
         runs = []
         for vp in a.runs.split():
@@ -1084,6 +1111,9 @@ def main():
                                           os.path.join(a.rundir, 'judgement.jsonl')))
     for line in quote_failures(a.rundir, recs, fails):
         print(line)
+    if not j.out:
+        print('judge: nothing was judged (no run, no cell): a run that proves nothing fails')
+        return 1
     return 1 if n['fail'] else 0
 
 

@@ -13,12 +13,16 @@ line:
                                        holds the "# RESULT k=v ..." line
                                        printed just before it, if any
   {"kind": "program", "run", "variant", "profile", "policy", "program",
-   "status", "planned", "cases", "problems": [...], "lines": [FIRST, LAST]}
+   "status", "planned", "cases", "problems": [...], "lines": [FIRST, LAST],
+   "kernel_policy"}
                                        one program run (the runner's point);
                                        "lines": where its output lies in
                                        the TAP file (1-based, inclusive),
                                        which the judge quotes when it fails
-                                       a cell of it
+                                       a cell of it; "kernel_policy": what
+                                       /proc/sys/vm/cow_policy said before
+                                       it ran ("none": no such file; null:
+                                       an image that did not say)
   {"kind": "runner", "run", "variant", "profile", "n", "name", "status"}
                                        a runner point that is no program
                                        (guest setup, a missing group)
@@ -40,9 +44,13 @@ import os
 import re
 import sys
 
-POINT = re.compile(r'^(not ok|ok) (\d+)(?: - (.*?))?(?: # (SKIP|TODO)\b ?(.*))?$')
+# A test point as TAP 13 and KTAP write it: the number may be left out (it
+# is then the next one), the description's dash too, and a directive is
+# case-insensitive ("# skip", "# SKIP", "# Skipped: why").
+POINT = re.compile(r'^(not ok|ok)(?=\s|$)(?: +(\d+))?(?: *-? *(.*?))?(?: *# *(SKIP|TODO)\S* *(.*))?$', re.I)
+BAIL = re.compile(r'^Bail out!\s*(.*)$')
 PLAN = re.compile(r'^1\.\.(\d+)')
-PROG = re.compile(r'^# policy=(\S+) test=(\S+)')
+PROG = re.compile(r'^# policy=(\S+) test=(\S+)(?: kernel_policy=(\S+))?')
 TAINT = re.compile(r'^# TAINT (.*)$')
 KV = re.compile(r'(\w+)=(\S+)')
 
@@ -63,6 +71,14 @@ def adapter_case(kind, text):
     return case
 
 
+def point_fields(m):
+    """(ok, number or None, description, directive in capitals or None,
+    reason) of a POINT match."""
+    ok, n, name, directive, why = m.groups()
+    return (ok.lower(), int(n) if n else None, name,
+            directive.upper() if directive else None, why)
+
+
 def parse_program(lines):
     """The indented TAP of one program: (cases, planned, problems)."""
     cases, planned, problems, result, adapted = [], None, [], None, []
@@ -81,14 +97,19 @@ def parse_program(lines):
         if m:
             adapted.append(adapter_case(m.group(1), m.group(2)))
             continue
+        m = BAIL.match(line)
+        if m:
+            problems.append('bailed out%s' % (': ' + m.group(1) if m.group(1) else ''))
+            continue
         m = POINT.match(line)
         if not m:
             continue
-        ok, n, name, directive, why = m.groups()
+        ok, n, name, directive, why = point_fields(m)
         status = 'fail' if ok == 'not ok' else ('skip' if directive == 'SKIP' else 'pass')
-        if int(n) != len(cases) + 1:
+        n = len(cases) + 1 if n is None else n
+        if n != len(cases) + 1:
             problems.append('point %s out of sequence (expected %d)' % (n, len(cases) + 1))
-        case = {'n': int(n), 'name': name or '', 'status': status}
+        case = {'n': n, 'name': name or '', 'status': status}
         if status == 'skip':
             case['skip_reason'] = why or ''
         if result is not None:
@@ -123,10 +144,13 @@ def tap_lines(path):
 def parse_tap(path, run, variant, profile):
     """Records of one guest run's TAP file."""
     recs, prog, body, taint, first = [], None, [], None, 0
+    base = {'run': run, 'variant': variant, 'profile': profile}
+    plan, points, bail, kpol = None, 0, None, None
     for lineno, raw in tap_lines(path):
         m = PROG.match(raw)
         if m:
-            prog, body, first = m.groups(), [], lineno
+            prog, body, first = m.groups()[:2], [], lineno
+            kpol = m.group(3)
             continue
         m = TAINT.match(raw)
         if m:
@@ -136,12 +160,21 @@ def parse_tap(path, run, variant, profile):
         if raw.startswith('    ') or raw.startswith('\t'):
             body.append(raw)
             continue
+        m = PLAN.match(raw)
+        if m:
+            plan = int(m.group(1)) if plan is None else -1
+            continue
+        m = BAIL.match(raw)
+        if m and bail is None:
+            bail = m.group(1) or 'no reason given'
+            continue
         m = POINT.match(raw)
         if not m:
             continue
-        ok, n, name, directive, why = m.groups()
+        ok, n, name, directive, why = point_fields(m)
+        points += 1
+        n = points if n is None else n
         status = 'fail' if ok == 'not ok' else ('skip' if directive == 'SKIP' else 'pass')
-        base = {'run': run, 'variant': variant, 'profile': profile}
         if prog and name and name.startswith(prog[0] + '/' + prog[1]):
             policy, program = prog
             cases, planned, problems = parse_program(body)
@@ -152,13 +185,27 @@ def parse_tap(path, run, variant, profile):
             recs.append(dict(base, kind='program', policy=policy, program=program,
                              status=status, planned=planned, cases=len(cases),
                              problems=problems, runner_point=name,
-                             lines=[first, lineno]))
+                             lines=[first, lineno], kernel_policy=kpol))
         else:
-            recs.append(dict(base, kind='runner', n=int(n), name=name or '', status=status,
+            recs.append(dict(base, kind='runner', n=n, name=name or '', status=status,
                              skip_reason=why or '' if status == 'skip' else ''))
         if taint is not None:
             recs[-1]['taint'] = taint
         prog, body, taint = None, [], None
+    # The runner's own TAP: a bail-out, or a plan that is missing, given
+    # twice or not the number of points, is a failed runner point.
+    why = None
+    if bail is not None:
+        why = 'the runner bailed out: %s' % bail
+    elif plan is None:
+        why = 'the runner printed no plan (%d points)' % points
+    elif plan < 0:
+        why = 'the runner printed two plans'
+    elif plan != points:
+        why = 'the runner planned %d points, printed %d' % (plan, points)
+    if why:
+        recs.append(dict(base, kind='runner', n=points + 1, name='runner', status='fail',
+                         skip_reason='', problem=why))
     return recs
 
 
@@ -198,7 +245,10 @@ def main():
     for p in bad:
         print('problem: %s-%s %s/%s: %s' % (p['variant'], p['profile'], p['policy'],
                                            p['program'], '; '.join(p['problems'])))
-    return 1 if bad or not guests else 0
+    runner = [r for r in recs if r['kind'] == 'runner' and r.get('problem')]
+    for r in runner:
+        print('problem: %s-%s: %s' % (r['variant'], r['profile'], r['problem']))
+    return 1 if bad or runner or not guests else 0
 
 
 if __name__ == '__main__':

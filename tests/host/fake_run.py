@@ -36,6 +36,9 @@ A MUTATION reopens one hole ("A+B": two at once):
                          before the host's slack did
   kernel=RELEASE         the guest's uname -r (COWTEST-BOOT), 6.1.0-fake
                          by default; the rows of its kernel line report
+  kpolicy=POLICY:X       the kernel reported policy X (X "-": nothing) before
+                         every program the runner ran under POLICY
+  rpolicy=SCENARIO:X     that cell's RESULT line says policy=X
   expect=DIR             the image's expectations are DIR's, not
                          tests/expect (the guest runs a case only where
                          its own copy has a row)
@@ -49,6 +52,16 @@ sys.path.insert(0, os.path.join(top, 'scripts', 'report'))
 import judge  # noqa: E402
 
 
+def kernel_policy(mut, variant):
+    """The runner's " kernel_policy=" field for a block of POLICY."""
+    def f(policy):
+        want, _, x = mut.get('kpolicy', '').partition(':')
+        if want == policy:
+            return '' if x == '-' else ' kernel_policy=' + x
+        return ' kernel_policy=' + ('none' if variant in judge.NO_SYSCTL else policy)
+    return f
+
+
 def main():
     out, variant, profile = sys.argv[1:4]
     mut = {}
@@ -56,6 +69,7 @@ def main():
         k, _, v = m.partition('=')
         mut[k] = v
     exp = judge.load_expect(mut.get('expect') or os.path.join(top, 'tests', 'expect'))
+    kpol = kernel_policy(mut, variant)
     cmdline = mut.get('cmdline', '').replace(',', ' ') or None
     if cmdline:
         with open(os.path.join(out, '%s-%s.cmdline' % (variant, profile)), 'w') as f:
@@ -113,7 +127,7 @@ def main():
                     body += ['TAP version 13', '1..1']
                     body.append('ok 1 - %s # SKIP fake' % prog if prog == mut.get('skip')
                                 else 'ok 1 - %s' % prog)
-                tap.append('# policy=%s test=%s' % (p, prog))
+                tap.append('# policy=%s test=%s%s' % (p, prog, kpol(p)))
                 tap += ['    ' + b for b in body]
                 tn, _, tv = mut.get('taint', '').partition(':')
                 if tn == prog and p == pols[0]:
@@ -152,8 +166,11 @@ def main():
             has = 'no' if variant in judge.NO_SYSCTL else 'yes'
             if mut.get('counters') == 'missing':
                 has, cnt = 'missing', {}
+            rp = p
+            if mut.get('rpolicy', '').startswith(sc + ':'):
+                rp = mut['rpolicy'].split(':', 1)[1]
             body.append('# RESULT scenario=%s profile=%s policy=%s outcome=%s%s counters=%s%s'
-                        % (sc, profile, p, o, ' slack=%s' % mut['slack'] if 'slack' in mut else '',
+                        % (sc, profile, rp, o, ' slack=%s' % mut['slack'] if 'slack' in mut else '',
                            has, ''.join(' %s=%d' % kv for kv in cnt.items())))
             k += 1
             body.append('ok %d - %s: observed %s' % (k, sc, o))
@@ -163,7 +180,7 @@ def main():
             body.append('ok %d - %s # SKIP needs %s' % (k, need_sc, need_f))
         body.append('1..%d' % k)
         n += 1
-        tap.append('# policy=%s test=scn_fake' % p)
+        tap.append('# policy=%s test=scn_fake%s' % (p, kpol(p)))
         tap += ['    ' + b for b in body]
         tap.append('ok %d - %s/scn_fake' % (n, p))
     tap += ['1..%d' % n, 'COWTEST-STATUS passed=%d failed=0 skipped=0' % n]
