@@ -424,6 +424,20 @@ jd_case 0 " 0 failed," "unpatched 6.1 skipping a pin case for want of the series
 if grep -q '"case": "upstream_suite_cow: R/O longterm GUP pin ... with memfd", "policy": "exclusive", "program": "-", "run": "cow-upstream", "suite": "upstream/unpatched", "verdict": "skip", "why": "not compared: unpatched 6.1 skipped it' "$jd/judgement.jsonl"; then
 	ok "judge: a case unpatched 6.1 could not run is reported as not compared, with the claim it leaves unmeasured"
 else notok "judge: a case unpatched 6.1 could not run is reported as not compared" "no such cell in judgement.jsonl"; fi
+# XFAIL (upstream's "expected" leak) is an observation: it needs a row of
+# tests/expect/upstream-xfail.tsv like a failure needs one of upstream.tsv,
+# and a row that expects it fails a case that passes.
+xc="Basic COW after fork() when collapsing after fork() (fully shared)"
+jd_case 1 "XFAIL (a leak upstream's test expects) with no upstream-xfail.tsv row" \
+	"an XFAIL without its row fails" cow:upstream "upresult=$xc:xfail"
+rm -rf "$jd.exp" && mkdir -p "$jd.exp" && cp tests/expect/* "$jd.exp/"
+printf 'all\tcow\t%s\ta leak this canned kernel has\n' "$xc" >>"$jd.exp/upstream-xfail.tsv"
+jd_case 0 " 0 failed," "an XFAIL its row expects is judged as the leak it is" cow:upstream "expect=$jd.exp+upresult=$xc:xfail" -- --expect "$jd.exp"
+if grep -q '"verdict": "pass", "why": "leak, as expected: a leak this canned kernel has"' "$jd/judgement.jsonl"; then
+	ok "judge: an expected XFAIL's cell says leak"
+else notok "judge: an expected XFAIL's cell says leak" "no such cell in judgement.jsonl"; fi
+jd_case 1 "expected to XFAIL (a leak this canned kernel has), did not" \
+	"a case its XFAIL row expects to leak that passes fails" cow:upstream "expect=$jd.exp+upresult=$xc:pass" -- --expect "$jd.exp"
 # The reports are written from the judged results alone.
 jd_case 0 " 0 failed," "the upstream and selftest reports come from results.jsonl" "cow:upstream cow:vmtests stock:vmtests"
 if python3 scripts/report/upstream_report.py "$jd" >"$tmp" 2>&1 && grep -q '^| refcount | cow | ' "$jd/upstream.md" &&
