@@ -67,6 +67,16 @@
  *               parent's pfns.  On a large folio the policies part here:
  *               6.12 copies, v5.11 and v6.15 reuse, v5.9-v5.18 reuse
  *               only the folio's last mapped page.
+ *   fork-exit-half  as fork-exit on an mTHP backing, then the parent drops
+ *               the second half of every folio (MADV_DONTNEED) and writes
+ *               the first halves (NPAGES / 2 pages): each folio is mapped
+ *               in part, by the parent alone.  v6.15 reuses a folio that
+ *               is only partly mapped (its mapcount, not its size, against
+ *               the refcount), 6.12 copies, v5.11 reuses (every subpage
+ *               mapped once), v5.9-v5.18 reuses a folio's last mapped page
+ *               only.  The detail says how many written pages were still
+ *               in large folios before the write (all must be, else the
+ *               folio was split and the cell is "error").
  *   ro-pin      as fork-write, but the parent first pins the shared pages
  *               read-only long-term (FOLL_PIN | FOLL_LONGTERM, 6.1's
  *               unshare path); "ok" when the pins read the write,
@@ -114,6 +124,7 @@ struct area {
 	char *map, *p;		/* the mapping, and the pages the cases use */
 	size_t maplen, len;	/* len: what a child drops (the whole backing) */
 	bool hugetlb, ksm, mthp;
+	int folio_pages;	/* an mTHP backing's pages per folio, else 0 */
 	uint64_t pin;		/* the pinned backing's handle, or 0 */
 	int pinpages;		/* how many of the pages it pins (from the first) */
 	char setup[128];	/* how the backing looked, for the RESULT line */
@@ -208,6 +219,7 @@ static const char *map_mthp(struct area *a, long kb)
 	int whole;
 
 	a->mthp = true;
+	a->folio_pages = (int)(fsz / PAGE_SIZE);
 	why = scn_mthp_only(kb);
 	if (why)
 		return why;
@@ -558,6 +570,59 @@ static void case_fork_exit(struct area *a, struct obs *o)
 	snprintf(o->detail, sizeof(o->detail), "same_pfn=%d/%d", same, NPAGES);
 }
 
+/* fork-exit-half: see the header. */
+static void case_fork_exit_half(struct area *a, struct obs *o)
+{
+	int fp = a->folio_pages, half = fp / 2, n = 0, same = 0, bad = 0, status = 0, large;
+	uint64_t pfn[NPAGES], flags[NPAGES], opfn[NPAGES];
+	char *pg[NPAGES];
+	pid_t pid;
+
+	if (fp < 2) {
+		o->outcome = "error";
+		snprintf(o->detail, sizeof(o->detail), "not an mTHP backing");
+		return;
+	}
+	pid = fork();
+	if (pid < 0)
+		bail("fork");
+	if (!pid)
+		_exit(0);
+	if (waitpid(pid, &status, 0) != pid)
+		bail("waitpid");
+	for (int i = 0; i < NPAGES; i += fp)
+		if (madvise(a->p + (size_t)(i + half) * PAGE_SIZE, (size_t)half * PAGE_SIZE,
+			    MADV_DONTNEED))
+			bail("madvise(MADV_DONTNEED)");
+	for (int i = 0; i < NPAGES; i++)
+		if (i % fp < half) {
+			pg[n] = a->p + (size_t)i * PAGE_SIZE;
+			bad += pg[n][0] != 'o';
+			n++;
+		}
+	/* Still in large folios, each mapped in part: the cell's premise. */
+	for (int k = 0; k < n; k++)
+		scn_page_shape(pg[k], 1, &pfn[k], &flags[k]);
+	large = scn_large_pages(pfn, flags, n);
+
+	scn_drain_lru();
+	scn_warm(&o->before);
+	for (int k = 0; k < n; k++)
+		opfn[k] = scn_pfn(pg[k]);
+	for (int k = 0; k < n; k++)
+		memset(pg[k], 'S', PAGE_SIZE);
+	vmstat_read(&o->after);
+	for (int k = 0; k < n; k++) {
+		same += scn_pfn(pg[k]) == opfn[k];
+		bad += !!scn_count_diff(pg[k], 'S', PAGE_SIZE);
+	}
+	o->outcome = !WIFEXITED(status) || WEXITSTATUS(status) || large != n ? "error" :
+		     bad ? "lost-write" :
+		     same == n ? "reuse" : same == 0 ? "copy" : "mixed";
+	snprintf(o->detail, sizeof(o->detail), "same_pfn=%d/%d still_large=%d/%d folio_pages=%d",
+		 same, n, large, n, fp);
+}
+
 /*
  * fork-partial: the child drops the pages the parent writes and keeps the
  * rest of the backing; on 'g' it answers 'o' when what it kept is intact,
@@ -687,6 +752,7 @@ static const struct scase {
 	{ "fork-write", case_fork_write },
 	{ "fork-partial", case_fork_partial },
 	{ "fork-exit", case_fork_exit },
+	{ "fork-exit-half", case_fork_exit_half },
 	{ "ro-pin", case_ro_pin },
 	{ "swapin-rw", case_swapin_rw },
 	{ "swapin-w", case_swapin_w },
