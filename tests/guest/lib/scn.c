@@ -18,7 +18,8 @@
 #include "scn.h"
 #include "thpknob.h"
 
-#define SCN_MAX_ROWS 512
+/* Rows of this kernel line (the others are not kept). */
+#define SCN_MAX_ROWS 1024
 
 static struct scn_row rows[SCN_MAX_ROWS];
 static int nrows, npoints, nfailed;
@@ -83,6 +84,7 @@ static void read_expectations(void)
 {
 	const char *path = getenv("COWTEST_EXPECT");
 	int c_sc = 0, c_prof = 1, c_pol = 2, c_out = 3, c_cnt = 4, c_why = 5, c_kern = -1;
+	const char *kern;
 	char line[1024];
 	FILE *f;
 
@@ -119,6 +121,10 @@ static void read_expectations(void)
 		}
 		if (n < 5)
 			continue;
+		kern = c_kern >= 0 && c_kern < n ? field[c_kern] : SCN_KERNEL_DEFAULT;
+		/* Only this kernel line's rows can match (scn_begin()). */
+		if (strcmp(kern, kernel_line))
+			continue;
 		if (nrows == SCN_MAX_ROWS)
 			bail("more than %d rows in the expectations", SCN_MAX_ROWS);
 		copy_field(rows[nrows].scenario, sizeof(rows[0].scenario), field[c_sc]);
@@ -127,8 +133,7 @@ static void read_expectations(void)
 		copy_field(rows[nrows].outcome, sizeof(rows[0].outcome), field[c_out]);
 		copy_field(rows[nrows].counters, sizeof(rows[0].counters), field[c_cnt]);
 		copy_field(rows[nrows].reason, sizeof(rows[0].reason), field[c_why]);
-		copy_field(rows[nrows].kernel, sizeof(rows[0].kernel),
-			   c_kern >= 0 && c_kern < n ? field[c_kern] : SCN_KERNEL_DEFAULT);
+		copy_field(rows[nrows].kernel, sizeof(rows[0].kernel), kern);
 		nrows++;
 	}
 	fclose(f);
