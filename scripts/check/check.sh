@@ -616,6 +616,19 @@ case $sr_out in
 *) notok "scn_end: the RESULT line has every cow_* counter, zeros included" "$(echo "$sr_out" | head -n 2 | tr '\n' ' ' | cut -c1-200)" ;;
 esac
 rm -f "$jd.sr"
+# flipstress's trace chain check (tests/guest/flipstress.c, built here with
+# tests/host/flip_trace.c on made-up trace_pipe lines): two changes with one
+# timestamp that came out of order are taken in the order that chains, any
+# other break counts.
+ft_out=$(gcc -O2 -Wall -Wextra -Werror -Itests/guest/lib -Itests/guest -Idriver/cowpin -o "$jd.ft" \
+	tests/host/flip_trace.c tests/guest/lib/scn.c tests/guest/lib/cowtest.c -lpthread 2>&1 && "$jd.ft" 2>&1)
+ft_rc=$?
+if [ "$ft_rc" = 0 ] && [ "$(echo "$ft_out" | grep -c '^ok - ')" = 5 ]; then
+	ok "flipstress: the trace chain check on made-up lines (a chain, a one-timestamp swap, 3 breaks)"
+else
+	notok "flipstress: the trace chain check on made-up lines" "$(echo "$ft_out" | grep -v '^ok - ' | grep -v '^#' | head -n 3 | tr '\n' ' ' | cut -c1-200)"
+fi
+rm -f "$jd.ft"
 # The mTHP cells' large-folio checks (tests/guest/lib/scn.c, built here with
 # tests/host/scn_folio.c on made-up pfns and kpageflags): whole folios of
 # the backing's size or the cell is "error", and swapin-rw's "error" when
