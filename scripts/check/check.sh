@@ -620,29 +620,25 @@ rm -f "$jd.sr"
 # tests/host/flip_trace.c on made-up trace_pipe lines): two changes with one
 # timestamp that came out of order are taken in the order that chains, any
 # other break counts.
-ft_out=$(gcc -O2 -Wall -Wextra -Werror -Itests/guest/lib -Itests/guest -Idriver/cowpin -o "$jd.ft" \
-	tests/host/flip_trace.c tests/guest/lib/scn.c tests/guest/lib/cowtest.c -lpthread 2>&1 && "$jd.ft" 2>&1)
-ft_rc=$?
-if [ "$ft_rc" = 0 ] && [ "$(echo "$ft_out" | grep -c '^ok - ')" = 5 ]; then
-	ok "flipstress: the trace chain check on made-up lines (a chain, a one-timestamp swap, 3 breaks)"
-else
-	notok "flipstress: the trace chain check on made-up lines" "$(echo "$ft_out" | grep -v '^ok - ' | grep -v '^#' | head -n 3 | tr '\n' ' ' | cut -c1-200)"
-fi
-rm -f "$jd.ft"
+# host_c_case N WHAT SOURCE [LIBS]: build SOURCE with the guest's scn.c and
+# cowtest.c on the host, run it, and pass when it prints N "ok - " lines.
+host_c_case() {
+	hc_out=$(gcc -O2 -Wall -Wextra -Werror -Itests/guest/lib -Itests/guest -Idriver/cowpin -o "$jd.hc" \
+		"$3" tests/guest/lib/scn.c tests/guest/lib/cowtest.c ${4:-} 2>&1 && "$jd.hc" 2>&1)
+	hc_rc=$?
+	if [ "$hc_rc" = 0 ] && [ "$(echo "$hc_out" | grep -c '^ok - ')" = "$1" ]; then ok "$2"
+	else notok "$2" "$(echo "$hc_out" | grep -v '^ok - ' | grep -v '^#' | head -n 3 | tr '\n' ' ' | cut -c1-200)"; fi
+	rm -f "$jd.hc"
+}
+host_c_case 5 "flipstress: the trace chain check on made-up lines (a chain, a one-timestamp swap, 3 breaks)" \
+	tests/host/flip_trace.c -lpthread
 # The mTHP cells' large-folio checks (tests/guest/lib/scn.c, built here with
 # tests/host/scn_folio.c on made-up pfns and kpageflags): whole folios of
 # the backing's size or the cell is "error", and swapin-rw's "error" when
 # an mTHP backing comes back in small pages (or a 4 KiB one in large);
 # and tests/guest/lib/thpknob.h's reading of a THP knob's [selected] word.
-sf_out=$(gcc -O2 -Wall -Wextra -Werror -Itests/guest/lib -o "$jd.sf" tests/host/scn_folio.c \
-	tests/guest/lib/scn.c tests/guest/lib/cowtest.c 2>&1 && "$jd.sf" 2>&1)
-sf_rc=$?
-if [ "$sf_rc" = 0 ] && [ "$(echo "$sf_out" | grep -c '^ok - ')" = 22 ]; then
-	ok "scn: the large-folio checks of the mTHP cells (18 made-up shapes) and thpknob.h (4 knobs)"
-else
-	notok "scn: the large-folio checks of the mTHP cells" "$(echo "$sf_out" | grep -v '^ok - ' | head -n 3 | tr '\n' ' ' | cut -c1-200)"
-fi
-rm -f "$jd.sf"
+host_c_case 22 "scn: the large-folio checks of the mTHP cells (18 made-up shapes) and thpknob.h (4 knobs)" \
+	tests/host/scn_folio.c
 # make test's guests take turns (scripts/flow/test.sh): guest_overlap
 # (scripts/lib.sh) over run-qemu.sh's QEMU spans finds two that did not.
 printf '10 20 a\n20 30 b\n31 40 c\n' >"$jd.sp"

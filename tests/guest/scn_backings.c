@@ -550,19 +550,26 @@ static int write_window(struct area *a, struct obs *o, int *same)
 	return bad + !!scn_count_diff(a->p, 'S', SPAN);
 }
 
-/* fork-exit: the child is gone before the parent writes. */
-static void case_fork_exit(struct area *a, struct obs *o)
+/* Fork a child that exits at once; its wait status. */
+static int fork_exited_child(void)
 {
-	int same, bad, status = 0;
-	pid_t pid;
+	int status = 0;
+	pid_t pid = fork();
 
-	pid = fork();
 	if (pid < 0)
 		bail("fork");
 	if (!pid)
 		_exit(0);
 	if (waitpid(pid, &status, 0) != pid)
 		bail("waitpid");
+	return status;
+}
+
+/* fork-exit: the child is gone before the parent writes. */
+static void case_fork_exit(struct area *a, struct obs *o)
+{
+	int same, bad, status = fork_exited_child();
+
 	bad = write_window(a, o, &same);
 	o->outcome = !WIFEXITED(status) || WEXITSTATUS(status) ? "error" :
 		     bad ? "lost-write" :
@@ -573,23 +580,16 @@ static void case_fork_exit(struct area *a, struct obs *o)
 /* fork-exit-half: see the header. */
 static void case_fork_exit_half(struct area *a, struct obs *o)
 {
-	int fp = a->folio_pages, half = fp / 2, n = 0, same = 0, bad = 0, status = 0, large;
+	int fp = a->folio_pages, half = fp / 2, n = 0, same = 0, bad = 0, status, large;
 	uint64_t pfn[NPAGES], flags[NPAGES], opfn[NPAGES];
 	char *pg[NPAGES];
-	pid_t pid;
 
 	if (fp < 2) {
 		o->outcome = "error";
 		snprintf(o->detail, sizeof(o->detail), "not an mTHP backing");
 		return;
 	}
-	pid = fork();
-	if (pid < 0)
-		bail("fork");
-	if (!pid)
-		_exit(0);
-	if (waitpid(pid, &status, 0) != pid)
-		bail("waitpid");
+	status = fork_exited_child();
 	for (int i = 0; i < NPAGES; i += fp)
 		if (madvise(a->p + (size_t)(i + half) * PAGE_SIZE, (size_t)half * PAGE_SIZE,
 			    MADV_DONTNEED))
