@@ -773,12 +773,13 @@ class Judge:
             for p in pols:
                 for n in names:
                     pr = progs.get((p, n))
+                    kpol = kernel_policy_problem(pr, p, variant) if pr is not None else None
                     skipped = '%s/%s' % (p, n) in runner and runner['%s/%s' % (p, n)]['status'] == 'skip'
                     failed = any(x.startswith('%s/%s ' % (p, n)) for x in runner)
                     if pr is None and not skipped and not failed:
                         self.cell(run, p, n, '-', 'program', 'fail', 'planned by the profile, did not run')
-                    elif pr is not None and kernel_policy_problem(pr, p, variant):
-                        self.cell(run, p, n, '-', 'program', 'fail', kernel_policy_problem(pr, p, variant))
+                    elif kpol:
+                        self.cell(run, p, n, '-', 'program', 'fail', kpol)
                     elif pr is not None and pr['status'] == 'fail':
                         why = '; '.join(pr['problems']) or 'failed in the guest (%s)' % pr['runner_point']
                         self.cell(run, p, n, '-', 'program', 'fail', why)

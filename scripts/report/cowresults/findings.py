@@ -276,12 +276,16 @@ def upstream_row(run, line):
 
 
 # ---- what it costs ------------------------------------------------------------------------
+# benchstat's "(same in all N boots)" and "(the same difference in all ...)",
+# which the Findings say as "same in every boot".
+SAME_IN_ALL = r'\s*\((same in all|the same difference in all)[^)]*\)'
+
 def cost_cell(x):
     if not x:
         return '-'
     t = x.get('text', '')
     if x.get('exact') or '(same in all' in t or 'the same difference in all' in t:
-        t = re.sub(r'\s*\((same in all|the same difference in all)[^)]*\)', '', t) + ' (same in every boot)'
+        t = re.sub(SAME_IN_ALL, '', t) + ' (same in every boot)'
     mark = x.get('mark', '')
     m = mark if mark in ('*', '**', '***') else ''
     if not m and mark.startswith('same in every boot'):
@@ -469,7 +473,7 @@ def attribution_text(f):
 
 
 def strip_boots(t):
-    return re.sub(r'\s*\((same in all|the same difference in all)[^)]*\)', ' (same in every boot)', t)
+    return re.sub(SAME_IN_ALL, ' (same in every boot)', t)
 
 
 def largefolio_context(f):
